@@ -1,0 +1,19 @@
+/**
+ * `@svc/merkle-log`: the RFC 9162 §2.1 (RFC 6962) Merkle tree of the memory log: hashing,
+ * compact-range appends, inclusion and consistency proofs, and their verification. Depends on
+ * @noble/hashes only, so auditors and browsers can run it alone.
+ * @module
+ */
+export { CompactRange } from "./compact-range.js";
+export { ProofError, type ProofErrorReason, RootMismatchError } from "./errors.js";
+export { EMPTY_ROOT, type Hash, hashChildren, hashLeaf, rootFromLeafHashes } from "./hasher.js";
+export { fromHex, toHex } from "./hex.js";
+export { MemoryNodeStore, MissingNodeError } from "./memory-store.js";
+export type { NodeHashSource, NodeId, StoredNode } from "./nodes.js";
+export {
+  consistencyProof,
+  consistencyProofNodeIds,
+  inclusionProof,
+  inclusionProofNodeIds,
+} from "./proof.js";
+export { rootFromInclusionProof, verifyConsistency, verifyInclusion } from "./verify.js";
