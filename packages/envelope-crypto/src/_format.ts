@@ -1,0 +1,80 @@
+/**
+ * The version-1 envelope format shared by wrapped data keys and sealed bodies: the version
+ * byte, the associated-data (AAD) encoding, and argument checks. Internal.
+ *
+ * AAD = label ‖ 0x00 ‖ version(1) ‖ for each field: u32be(UTF-8 byte length) ‖ UTF-8 bytes.
+ * The labels are distinct and each is followed by 0x00 (so neither is a prefix of the other); the fields are
+ * length-prefixed; so no two (label, version, fields) tuples share an encoding.
+ * @module
+ */
+import { DecryptionError } from "./errors.js";
+
+/** The format version written as the first byte of every wrapped key and sealed body. */
+export const ENVELOPE_VERSION = 1;
+
+/** AAD header (label ‖ 0x00 ‖ version) of a wrapped data key. */
+export const DATA_KEY_AAD = aadHeader("svc/envelope/data-key", ENVELOPE_VERSION);
+/** AAD header (label ‖ 0x00 ‖ version) of a sealed memory body. */
+export const BODY_AAD = aadHeader("svc/envelope/body", ENVELOPE_VERSION);
+
+/** A lone UTF-16 surrogate: it would encode as U+FFFD and collide with other strings. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function aadHeader(label: string, version: number): Uint8Array {
+  const header = new Uint8Array(label.length + 2);
+  header.set(Buffer.from(label, "latin1"));
+  header[label.length + 1] = version;
+  return header;
+}
+
+/**
+ * header ‖ (u32be UTF-8 length ‖ UTF-8 bytes) per field, in one allocation.
+ * Preconditions: `header` is DATA_KEY_AAD or BODY_AAD; the fields passed `checkField`.
+ */
+export function encodeAad(header: Uint8Array, first: string, second?: string): Uint8Array {
+  const firstLength = Buffer.byteLength(first, "utf8");
+  const secondLength = second === undefined ? 0 : Buffer.byteLength(second, "utf8");
+  const size = header.length + 4 + firstLength + (second === undefined ? 0 : 4 + secondLength);
+  const out = Buffer.allocUnsafe(size);
+  out.set(header, 0);
+  let offset = out.writeUInt32BE(firstLength, header.length);
+  offset += out.write(first, offset, "utf8");
+  if (second !== undefined) {
+    offset = out.writeUInt32BE(secondLength, offset);
+    out.write(second, offset, "utf8");
+  }
+  return out;
+}
+
+/**
+ * Checks the version byte of a stored value.
+ * @throws DecryptionError("unsupported_version") for any version this code cannot open.
+ */
+export function checkVersion(version: number | undefined): void {
+  if (version !== ENVELOPE_VERSION) {
+    throw new DecryptionError("unsupported_version", `unsupported envelope version ${version}`);
+  }
+}
+
+/**
+ * Checks that `bytes` is a Uint8Array of exactly `length` bytes (a key or an injected random
+ * source's output).
+ * @throws TypeError naming `name` otherwise (programmer misuse, not bad stored data).
+ */
+export function checkBytes(bytes: unknown, length: number, name: string): Uint8Array {
+  if (!(bytes instanceof Uint8Array) || bytes.length !== length) {
+    throw new TypeError(`${name} must be a Uint8Array of ${length} bytes`);
+  }
+  return bytes;
+}
+
+/**
+ * Checks that a context field is a well-formed string.
+ * @throws TypeError naming `name` when it is not a string or holds a lone surrogate.
+ */
+export function checkField(value: unknown, name: string): string {
+  if (typeof value !== "string" || LONE_SURROGATE.test(value)) {
+    throw new TypeError(`${name} must be a well-formed string`);
+  }
+  return value;
+}

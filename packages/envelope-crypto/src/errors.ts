@@ -1,0 +1,21 @@
+/**
+ * Typed errors of envelope encryption. Messages never carry key material or plaintext.
+ * @module
+ */
+
+/** Why an envelope could not be opened. */
+export type DecryptionErrorCode = "unsupported_version" | "authentication_failed" | "malformed";
+
+/**
+ * Thrown when a wrapped data key or a sealed body cannot be opened: wrong key, wrong associated
+ * data (another user or memory), any flipped bit, an unknown format version, or truncated input.
+ */
+export class DecryptionError extends Error {
+  readonly code: DecryptionErrorCode;
+
+  constructor(code: DecryptionErrorCode, message: string) {
+    super(message);
+    this.name = "DecryptionError";
+    this.code = code;
+  }
+}
