@@ -1,0 +1,19 @@
+/**
+ * Location of the committed program binary and the program id of the embedded local chain.
+ * Source: programs/commitment/README.md ("Build", "Deploy").
+ * @module
+ */
+
+import { fileURLToPath } from "node:url";
+
+/**
+ * Program id under which the embedded local chain (apps/local-chain) deploys the commitment
+ * program. Base58, 32 bytes. Other packages rely on this exact value.
+ */
+export const LOCAL_PROGRAM_ID = "J51ibhpr3HHMXSvELsAC5jeB6R9ik3KR4fCYTEZdGYvz";
+
+/**
+ * Absolute filesystem path of the committed SBPF v0 ELF `programs/commitment/commitment.so`
+ * (built by build.sh, checked by verify-build.sh).
+ */
+export const programSoPath: string = fileURLToPath(new URL("../commitment.so", import.meta.url));

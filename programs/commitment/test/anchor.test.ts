@@ -1,0 +1,179 @@
+/**
+ * The hand-written IDL against the program: an @coral-xyz/anchor 0.32 `Program` built from it
+ * produces the instructions the C program accepts, its coder decodes the account, its error
+ * table translates the program's custom errors, and every constant matches the wire format.
+ * Source: Anchor 0.30+ IDL spec; CONTRACT.md §6 and §11.
+ * @module
+ */
+
+import { createHash, randomBytes } from "node:crypto";
+import { BN, type Idl, Program, type Provider, translateError } from "@coral-xyz/anchor";
+import { Connection, Keypair, PublicKey } from "@solana/web3.js";
+import { FailedTransactionMetadata } from "litesvm";
+import { beforeAll, describe, expect, test } from "vitest";
+import {
+  COMMIT_DISCRIMINATOR,
+  COMMITMENT_ACCOUNT_DISCRIMINATOR,
+  COMMITMENT_ACCOUNT_SIZE,
+  CommitmentErrorCode,
+  commitmentIdl,
+  createCommitInstruction,
+  createInitializeInstruction,
+  decodeCommitment,
+  findCommitmentAddress,
+  INITIALIZE_DISCRIMINATOR,
+  idlFor,
+  LOCAL_PROGRAM_ID,
+} from "../src/index.js";
+import {
+  assertSuccess,
+  customErrorCode,
+  deployedHarness,
+  fundedKeypair,
+  type Harness,
+  send,
+} from "./harness.js";
+
+function sha256Prefix(preimage: string): number[] {
+  return [...createHash("sha256").update(preimage).digest().subarray(0, 8)];
+}
+
+describe("IDL constants", () => {
+  test("discriminators are the Anchor sha256 prefixes, in the IDL and the exports", () => {
+    expect([...INITIALIZE_DISCRIMINATOR]).toEqual(sha256Prefix("global:initialize"));
+    expect([...COMMIT_DISCRIMINATOR]).toEqual(sha256Prefix("global:commit"));
+    expect([...COMMITMENT_ACCOUNT_DISCRIMINATOR]).toEqual(sha256Prefix("account:Commitment"));
+    const byName = new Map(commitmentIdl.instructions.map((ix) => [ix.name, ix.discriminator]));
+    expect(byName.get("initialize")).toEqual(sha256Prefix("global:initialize"));
+    expect(byName.get("commit")).toEqual(sha256Prefix("global:commit"));
+    expect(commitmentIdl.accounts).toEqual([
+      { name: "Commitment", discriminator: sha256Prefix("account:Commitment") },
+    ]);
+  });
+
+  test("IDL errors are exactly CommitmentErrorCode, each with a message", () => {
+    const errors = commitmentIdl.errors ?? [];
+    expect(Object.fromEntries(errors.map((e) => [e.name, e.code]))).toEqual(CommitmentErrorCode);
+    for (const error of errors) {
+      expect(error.msg?.length ?? 0).toBeGreaterThan(0);
+    }
+  });
+
+  test("the Commitment type encodes to COMMITMENT_ACCOUNT_SIZE bytes", () => {
+    const program = new Program(commitmentIdl, offlineProvider());
+    const encoded = program.coder.types.encode("commitment", {
+      authority: PublicKey.default,
+      owner: PublicKey.default,
+      root: new Array(32).fill(0),
+      memoryCount: new BN(0),
+      nonce: new BN(0),
+      bump: 0,
+    });
+    expect(8 + encoded.length).toBe(COMMITMENT_ACCOUNT_SIZE);
+  });
+
+  test("idlFor returns a copy with another address and leaves the original alone", () => {
+    const other = Keypair.generate().publicKey.toBase58();
+    const copy = idlFor(other);
+    expect(copy.address).toBe(other);
+    expect(commitmentIdl.address).toBe(LOCAL_PROGRAM_ID);
+    expect(copy.instructions).toEqual(commitmentIdl.instructions);
+    expect(copy.instructions).not.toBe(commitmentIdl.instructions);
+    expect(() => idlFor("not-a-key")).toThrow(TypeError);
+  });
+});
+
+/** An untyped Anchor method builder (the IDL is loaded from JSON, so names are strings). */
+type MethodBuilder = NonNullable<Program<Idl>["methods"][string]>;
+
+/** A provider that never talks to a network: enough to build instructions and decode. */
+function offlineProvider(publicKey?: PublicKey): Provider {
+  return { connection: new Connection("http://127.0.0.1:9"), publicKey };
+}
+
+describe("Anchor client on the deployed program", () => {
+  let h: Harness;
+  let authority: Keypair;
+  let program: Program<Idl>;
+  let methods: { initialize: MethodBuilder; commit: MethodBuilder };
+
+  beforeAll(() => {
+    h = deployedHarness();
+    authority = fundedKeypair(h.svm);
+    program = new Program(idlFor(h.programId.toBase58()), offlineProvider(authority.publicKey));
+    const { initialize, commit } = program.methods;
+    if (!initialize || !commit) {
+      throw new Error("the IDL must define initialize and commit");
+    }
+    methods = { initialize, commit };
+  });
+
+  test("initialize and commit built by Anchor run, and the coder decodes the account", async () => {
+    const owner = Keypair.generate().publicKey;
+    const [commitment, bump] = findCommitmentAddress(owner, h.programId);
+
+    const initIx = await methods
+      .initialize(owner)
+      .accounts({ authority: authority.publicKey })
+      .instruction();
+    expect(initIx).toEqual(
+      createInitializeInstruction({
+        programId: h.programId,
+        authority: authority.publicKey,
+        owner,
+      }),
+    );
+    assertSuccess(send(h.svm, authority, [initIx]));
+
+    const root = randomBytes(32);
+    const commitIx = await methods
+      .commit([...root], new BN(7), new BN(0))
+      .accounts({ authority: authority.publicKey, commitment })
+      .instruction();
+    expect(commitIx).toEqual(
+      createCommitInstruction({
+        programId: h.programId,
+        authority: authority.publicKey,
+        owner,
+        root,
+        memoryCount: 7n,
+        expectedNonce: 0n,
+      }),
+    );
+    assertSuccess(send(h.svm, authority, [commitIx]));
+
+    const data = Buffer.from(h.svm.getAccount(commitment)?.data ?? []);
+    const decoded = program.coder.accounts.decode("commitment", data);
+    expect(decoded.authority.equals(authority.publicKey)).toBe(true);
+    expect(decoded.owner.equals(owner)).toBe(true);
+    expect(Buffer.from(decoded.root).equals(root)).toBe(true);
+    expect(decoded.memoryCount.toString()).toBe("7");
+    expect(decoded.nonce.toString()).toBe("1");
+    expect(decoded.bump).toBe(bump);
+    expect(decodeCommitment(data).nonce).toBe(1n);
+  });
+
+  test("translateError maps a failed commit to the IDL's ProgramError", async () => {
+    const owner = Keypair.generate().publicKey;
+    const [commitment] = findCommitmentAddress(owner, h.programId);
+    assertSuccess(
+      send(h.svm, authority, [
+        await methods.initialize(owner).accounts({ authority: authority.publicKey }).instruction(),
+      ]),
+    );
+    const stale = await methods
+      .commit(new Array(32).fill(1), new BN(0), new BN(5))
+      .accounts({ authority: authority.publicKey, commitment })
+      .instruction();
+    const result = send(h.svm, authority, [stale]);
+    expect(result).toBeInstanceOf(FailedTransactionMetadata);
+    expect(customErrorCode(result)).toBe(CommitmentErrorCode.NonceMismatch);
+
+    const logs = result instanceof FailedTransactionMetadata ? result.meta().logs() : [];
+    const failure = new Error(logs.find((line) => line.includes("custom program error")));
+    const idlErrors = new Map((program.idl.errors ?? []).map((e) => [e.code, e.msg ?? ""]));
+    const translated = translateError(Object.assign(failure, { logs }), idlErrors);
+    expect(translated.code).toBe(6002);
+    expect(translated.msg).toBe("expected_nonce does not match the stored nonce");
+  });
+});
