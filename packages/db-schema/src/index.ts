@@ -1,0 +1,161 @@
+/**
+ * `@svc/db-schema`: the PostgreSQL data layer of the service (spec §1, §2, §3, §5 Authorization,
+ * §8; CONTRACT §2–§10): the drizzle schema and its migrations, database handles (DATABASE_URL or
+ * the embedded PostgreSQL), and the query functions. Every user-data query takes the userId and
+ * filters on it inside the SQL (spec §5 Authorization rule 1).
+ * @module
+ */
+
+export {
+  type CreateDatabaseOptions,
+  createDatabase,
+  type Database,
+  type DatabaseHandle,
+  type Executor,
+  type Transaction,
+} from "./client.js";
+export {
+  APP_DATABASE_NAME,
+  type EmbeddedDatabase,
+  type EmbeddedPostgresHandle,
+  type EmbeddedPostgresOptions,
+  type EnsureEmbeddedOptions,
+  ensureEmbeddedPostgres,
+  type ResolvedDatabase,
+  resolveDatabaseUrl,
+  startEmbeddedPostgres,
+} from "./embedded.js";
+export {
+  Counter,
+  DatabaseDomainError,
+  InvalidCursorError,
+  TreeCorruptError,
+  TreeSaveConflictError,
+  treeSaveConflicts,
+} from "./errors.js";
+export {
+  MIGRATION_LOCK_KEY,
+  MIGRATIONS_FOLDER,
+  migrateDatabase,
+  pendingMigrations,
+} from "./migrate.js";
+export { MAX_PAGE_LIMIT, type Page, type PageOptions } from "./queries/_pagination.js";
+export {
+  findActiveApiKeyByHash,
+  getApiKey,
+  insertApiKey,
+  listApiKeys,
+  type NewApiKey,
+  revokeApiKey,
+  touchApiKeyLastUsed,
+} from "./queries/api-keys.js";
+export {
+  getAnchoredCheckpointBySize,
+  insertAnchoredCheckpoint,
+  latestAnchoredCheckpoint,
+  type NewAnchoredCheckpoint,
+} from "./queries/checkpoints.js";
+export {
+  countBatchesByStatus,
+  getCommitBatch,
+  insertSubmittedBatch,
+  listStuckBatches,
+  markBatchConfirmed,
+  markBatchFailed,
+  type NewCommitBatch,
+} from "./queries/commit-batches.js";
+export {
+  findActiveExtensionSessionByHash,
+  insertExtensionSession,
+  type NewExtensionSession,
+  revokeExtensionSession,
+} from "./queries/extension-sessions.js";
+export {
+  type GrantUse,
+  getGrant,
+  insertGrant,
+  insertGrantAudit,
+  listGrantAudit,
+  listGrants,
+  type NewGrant,
+  type NewGrantAudit,
+  revokeGrant,
+  useGrant,
+} from "./queries/grants.js";
+export {
+  type AppendOptions,
+  type AppendResult,
+  appendMemories,
+  type BeforeTreeUpdateContext,
+  deleteMemory,
+  getLeafCount,
+  getMemoriesByIds,
+  getMemory,
+  getOldestPendingCreatedAt,
+  getPendingLeaves,
+  listDeletedSince,
+  listMemories,
+  listMemoriesSince,
+  listUsersWithPendingLeaves,
+  type MemoryReadOptions,
+  markAnchored,
+  type NewMemory,
+  type PendingLeaves,
+  type PendingUser,
+} from "./queries/memories.js";
+export {
+  consumeNonce,
+  deleteExpiredNonces,
+  insertNonce,
+  type NewNonce,
+} from "./queries/nonces.js";
+export { insertStakeLot, listStakeLots, type NewStakeLot } from "./queries/stake-lots.js";
+export {
+  checkTree,
+  getTree,
+  nodeSource,
+  type RebuildResult,
+  rebuildTree,
+  rootAtSize,
+  type TreeCheck,
+  type TreeState,
+} from "./queries/tree.js";
+export {
+  getUserById,
+  getUserByPubkey,
+  type UpsertUserInput,
+  upsertUserByPubkey,
+} from "./queries/users.js";
+export {
+  type AnchoredCheckpoint,
+  type ApiKey,
+  anchoredCheckpoints,
+  apiKeys,
+  type CapabilityGrant,
+  COMMIT_BATCH_STATUSES,
+  type CommitBatch,
+  type CommitBatchStatus,
+  capabilityGrants,
+  commitBatches,
+  type ExtensionSession,
+  extensionSessions,
+  GRANT_OUTCOMES,
+  type GrantAuditRow,
+  type GrantOperation,
+  type GrantOutcome,
+  grantAudit,
+  type Memory,
+  type MerkleNodeRow,
+  memories,
+  merkleNodes,
+  NONCE_PURPOSES,
+  type NoncePurpose,
+  type SignInNonce,
+  type StakeLot,
+  signInNonces,
+  stakeLots,
+  type TreeRow,
+  trees,
+  type User,
+  users,
+} from "./schema/index.js";

@@ -1,0 +1,13 @@
+/**
+ * Small SQL fragments shared by the query modules.
+ * @module
+ */
+import { type SQL, sql } from "drizzle-orm";
+
+/**
+ * A Date as a `timestamptz` parameter inside a raw `sql` fragment. Raw fragments bypass column
+ * encoders, so the value is sent as ISO 8601 text with an explicit cast.
+ */
+export function timestamptz(date: Date): SQL {
+  return sql`${date.toISOString()}::timestamptz`;
+}

@@ -1,0 +1,148 @@
+/**
+ * API key queries (spec §5 "API keys", "Resolving a bearer token"; CONTRACT §3): lookup by hash on
+ * every request, newest-first listing, idempotent revocation, throttled last-use updates.
+ * @module
+ */
+import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import type { Executor } from "../client.js";
+import { type ApiKey, apiKeys } from "../schema/api-keys.js";
+import { type User, users } from "../schema/users.js";
+import {
+  decodeTimeCursor,
+  encodeTimeCursor,
+  type Page,
+  type PageOptions,
+  pageLimit,
+  toPage,
+} from "./_pagination.js";
+import { timestamptz } from "./_sql.js";
+
+/** Input of {@link insertApiKey}. */
+export interface NewApiKey {
+  readonly userId: string;
+  /** SHA-256 of the raw key (32 bytes). */
+  readonly keyHash: Uint8Array;
+  /** First 12 characters of the raw key. */
+  readonly prefix: string;
+  readonly label: string;
+}
+
+/**
+ * Stores a new API key for `userId` (its id is generated).
+ * @throws RangeError when `prefix` is not 12 characters.
+ * @throws the PostgreSQL unique violation (23505) on a duplicate key hash.
+ */
+export async function insertApiKey(db: Executor, input: NewApiKey): Promise<ApiKey> {
+  if (input.prefix.length !== 12) {
+    throw new RangeError(`prefix must be 12 characters, got ${input.prefix.length}`);
+  }
+  const rows = await db
+    .insert(apiKeys)
+    .values({
+      userId: input.userId,
+      keyHash: input.keyHash,
+      prefix: input.prefix,
+      label: input.label,
+    })
+    .returning();
+  return rows[0] as ApiKey;
+}
+
+/**
+ * Credential lookup: the unrevoked key whose hash is `keyHash`, with its user, in one query.
+ * @returns `{ apiKey, user }`, or null for an unknown or revoked key.
+ */
+export async function findActiveApiKeyByHash(
+  db: Executor,
+  keyHash: Uint8Array,
+): Promise<{ apiKey: ApiKey; user: User } | null> {
+  const rows = await db
+    .select({ apiKey: apiKeys, user: users })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/** The user's key `id` (revoked or not), or null when it is not theirs or does not exist. */
+export async function getApiKey(db: Executor, userId: string, id: string): Promise<ApiKey | null> {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/**
+ * The user's keys, newest first, revoked ones included (CONTRACT §3), cursor-paginated.
+ * @throws RangeError on a bad `limit`; InvalidCursorError on a foreign cursor.
+ */
+export async function listApiKeys(
+  db: Executor,
+  userId: string,
+  options: PageOptions = {},
+): Promise<Page<ApiKey>> {
+  const limit = pageLimit(options.limit);
+  const after = options.cursor ? decodeTimeCursor("api_keys", options.cursor) : null;
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(
+      and(
+        eq(apiKeys.userId, userId),
+        after
+          ? sql`(${apiKeys.createdAt}, ${apiKeys.id}) < (${timestamptz(after.createdAt)}, ${after.id})`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+    .limit(limit + 1);
+  return toPage(rows, limit, (last) => encodeTimeCursor("api_keys", last.createdAt, last.id));
+}
+
+/**
+ * Revokes the user's key `id`; idempotent (an already revoked key keeps its first `revokedAt`).
+ * @returns true when the key exists and belongs to `userId` (revoked now or before), else false.
+ */
+export async function revokeApiKey(
+  db: Executor,
+  userId: string,
+  id: string,
+  now: Date = new Date(),
+): Promise<boolean> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${timestamptz(now)})` })
+    .where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id)))
+    .returning({ id: apiKeys.id });
+  return rows.length === 1;
+}
+
+/**
+ * Records a use of the user's key `id` at `now`, at most once a minute (CONTRACT §3): the UPDATE
+ * only matches when `last_used_at` is null or older than `now` − 60 s, so most requests write
+ * nothing.
+ * @returns true when `lastUsedAt` was written.
+ */
+export async function touchApiKeyLastUsed(
+  db: Executor,
+  userId: string,
+  id: string,
+  now: Date = new Date(),
+): Promise<boolean> {
+  const minuteAgo = new Date(now.getTime() - 60_000);
+  const rows = await db
+    .update(apiKeys)
+    .set({ lastUsedAt: now })
+    .where(
+      and(
+        eq(apiKeys.userId, userId),
+        eq(apiKeys.id, id),
+        or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, minuteAgo)),
+      ),
+    )
+    .returning({ id: apiKeys.id });
+  return rows.length === 1;
+}

@@ -1,0 +1,223 @@
+/**
+ * Capability grant queries (spec §2 "Capability grant"; CONTRACT §7, §11): creation, the owner's
+ * listing and revocation, the atomic use counter, and the audit trail of every attempt.
+ * @module
+ */
+import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import type { Executor } from "../client.js";
+import {
+  type CapabilityGrant,
+  capabilityGrants,
+  type GrantOperation,
+} from "../schema/capability-grants.js";
+import { type GrantAuditRow, type GrantOutcome, grantAudit } from "../schema/grant-audit.js";
+import {
+  decodeNumberCursor,
+  decodeTimeCursor,
+  encodeNumberCursor,
+  encodeTimeCursor,
+  type Page,
+  type PageOptions,
+  pageLimit,
+  toPage,
+} from "./_pagination.js";
+import { timestamptz } from "./_sql.js";
+
+/** Input of {@link insertGrant}. */
+export interface NewGrant {
+  readonly userId: string;
+  /** SHA-256 of the bearer token. */
+  readonly tokenHash: Uint8Array;
+  readonly operation: GrantOperation;
+  readonly label?: string | null;
+  /** Uses allowed, >= 1. */
+  readonly maxUses: number;
+  readonly expiresAt: Date;
+}
+
+/**
+ * Stores a new grant (its id is generated, `uses` starts at 0).
+ * @throws RangeError when `maxUses` is not a positive integer.
+ */
+export async function insertGrant(db: Executor, input: NewGrant): Promise<CapabilityGrant> {
+  if (!Number.isInteger(input.maxUses) || input.maxUses < 1) {
+    throw new RangeError(`maxUses must be a positive integer, got ${input.maxUses}`);
+  }
+  const rows = await db
+    .insert(capabilityGrants)
+    .values({
+      userId: input.userId,
+      tokenHash: input.tokenHash,
+      operation: input.operation,
+      label: input.label ?? null,
+      maxUses: input.maxUses,
+      expiresAt: input.expiresAt,
+    })
+    .returning();
+  return rows[0] as CapabilityGrant;
+}
+
+/** The user's grant `id`, or null. */
+export async function getGrant(
+  db: Executor,
+  userId: string,
+  id: string,
+): Promise<CapabilityGrant | null> {
+  const rows = await db
+    .select()
+    .from(capabilityGrants)
+    .where(and(eq(capabilityGrants.userId, userId), eq(capabilityGrants.id, id)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/**
+ * The user's grants, newest first, cursor-paginated.
+ * @throws RangeError on a bad `limit`; InvalidCursorError on a foreign cursor.
+ */
+export async function listGrants(
+  db: Executor,
+  userId: string,
+  options: PageOptions = {},
+): Promise<Page<CapabilityGrant>> {
+  const limit = pageLimit(options.limit);
+  const after = options.cursor ? decodeTimeCursor("grants", options.cursor) : null;
+  const rows = await db
+    .select()
+    .from(capabilityGrants)
+    .where(
+      and(
+        eq(capabilityGrants.userId, userId),
+        after
+          ? sql`(${capabilityGrants.createdAt}, ${capabilityGrants.id}) < (${timestamptz(after.createdAt)}, ${after.id})`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(capabilityGrants.createdAt), desc(capabilityGrants.id))
+    .limit(limit + 1);
+  return toPage(rows, limit, (last) => encodeTimeCursor("grants", last.createdAt, last.id));
+}
+
+/**
+ * Revokes the user's grant `id`; idempotent (keeps the first `revokedAt`).
+ * @returns true when the grant exists and belongs to `userId`.
+ */
+export async function revokeGrant(
+  db: Executor,
+  userId: string,
+  id: string,
+  now: Date = new Date(),
+): Promise<boolean> {
+  const rows = await db
+    .update(capabilityGrants)
+    .set({ revokedAt: sql`coalesce(${capabilityGrants.revokedAt}, ${timestamptz(now)})` })
+    .where(and(eq(capabilityGrants.userId, userId), eq(capabilityGrants.id, id)))
+    .returning({ id: capabilityGrants.id });
+  return rows.length === 1;
+}
+
+/** Result of {@link useGrant}. */
+export type GrantUse =
+  | { readonly outcome: "ok"; readonly grant: CapabilityGrant }
+  | { readonly outcome: "not_found"; readonly grant: null }
+  | { readonly outcome: "revoked" | "expired" | "exhausted"; readonly grant: CapabilityGrant };
+
+/**
+ * Uses the grant whose token hash is `tokenHash` at `now`. The use is counted in ONE statement,
+ * `UPDATE … SET uses = uses + 1 WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $now
+ * AND uses < max_uses RETURNING *`: PostgreSQL re-checks the condition on the latest row version,
+ * so N concurrent uses of a grant with K uses left succeed exactly min(N, K) times (CONTRACT §7).
+ * A refused use is then classified from the current row, ranked revoked, expired, exhausted
+ * (CONTRACT §11). Writes no audit row (the caller adds one with insertGrantAudit).
+ * @returns `{ outcome, grant }`; `grant` is the row after the use (or as refused), null when no
+ *   grant has this hash.
+ */
+export async function useGrant(db: Executor, tokenHash: Uint8Array, now: Date): Promise<GrantUse> {
+  const used = await db
+    .update(capabilityGrants)
+    .set({ uses: sql`${capabilityGrants.uses} + 1` })
+    .where(
+      and(
+        eq(capabilityGrants.tokenHash, tokenHash),
+        isNull(capabilityGrants.revokedAt),
+        gt(capabilityGrants.expiresAt, now),
+        lt(capabilityGrants.uses, capabilityGrants.maxUses),
+      ),
+    )
+    .returning();
+  if (used[0]) {
+    return { outcome: "ok", grant: used[0] };
+  }
+  const rows = await db
+    .select()
+    .from(capabilityGrants)
+    .where(eq(capabilityGrants.tokenHash, tokenHash))
+    .limit(1);
+  const grant = rows[0];
+  if (!grant) {
+    return { outcome: "not_found", grant: null };
+  }
+  if (grant.revokedAt !== null) {
+    return { outcome: "revoked", grant };
+  }
+  if (grant.expiresAt.getTime() <= now.getTime()) {
+    return { outcome: "expired", grant };
+  }
+  return { outcome: "exhausted", grant };
+}
+
+/** Input of {@link insertGrantAudit}. */
+export interface NewGrantAudit {
+  /** The grant, when the token matched one. */
+  readonly grantId: string | null;
+  /** The grant's owner, when known. */
+  readonly userId: string | null;
+  readonly outcome: GrantOutcome;
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+  readonly at?: Date;
+}
+
+/** Appends one audit row for an attempt to use a grant (CONTRACT §7: every attempt). */
+export async function insertGrantAudit(db: Executor, input: NewGrantAudit): Promise<GrantAuditRow> {
+  const rows = await db
+    .insert(grantAudit)
+    .values({
+      grantId: input.grantId,
+      userId: input.userId,
+      outcome: input.outcome,
+      ip: input.ip,
+      userAgent: input.userAgent,
+      ...(input.at ? { at: input.at } : {}),
+    })
+    .returning();
+  return rows[0] as GrantAuditRow;
+}
+
+/**
+ * The attempts on the user's grant `grantId`, newest first, cursor-paginated; empty when the
+ * grant is not the user's.
+ * @throws RangeError on a bad `limit`; InvalidCursorError on a foreign cursor.
+ */
+export async function listGrantAudit(
+  db: Executor,
+  userId: string,
+  grantId: string,
+  options: PageOptions = {},
+): Promise<Page<GrantAuditRow>> {
+  const limit = pageLimit(options.limit);
+  const before = options.cursor ? decodeNumberCursor("grant_audit", options.cursor) : null;
+  const rows = await db
+    .select()
+    .from(grantAudit)
+    .where(
+      and(
+        eq(grantAudit.userId, userId),
+        eq(grantAudit.grantId, grantId),
+        before === null ? undefined : lt(grantAudit.id, before),
+      ),
+    )
+    .orderBy(desc(grantAudit.id))
+    .limit(limit + 1);
+  return toPage(rows, limit, (last) => encodeNumberCursor("grant_audit", last.id));
+}

@@ -1,0 +1,449 @@
+/**
+ * Memory queries (spec §2 "Memory record", §3; CONTRACT §4): the transactional append that extends
+ * the user's incremental tree, reads and listings scoped to the user, deletion that keeps the leaf,
+ * and the anchor service's pending-seal queries (CONTRACT §6).
+ * @module
+ */
+import type { Hash, StoredNode } from "@svc/merkle-log";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  gte,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  max,
+  min,
+} from "drizzle-orm";
+import type { Executor, Transaction } from "../client.js";
+import { TreeSaveConflictError } from "../errors.js";
+import { type Memory, memories } from "../schema/memories.js";
+import { users } from "../schema/users.js";
+import {
+  decodeNumberCursor,
+  encodeNumberCursor,
+  type Page,
+  type PageOptions,
+  pageLimit,
+  toPage,
+} from "./_pagination.js";
+import { insertNodes, lockTree, restoreRange, saveTree } from "./_tree-store.js";
+
+/** One memory to append; the caller computed `leafHash` over the leaf data (CONTRACT §4). */
+export interface NewMemory {
+  /** Opaque id, part of the leaf data, so chosen by the caller. */
+  readonly id: string;
+  /** The encrypted body (envelope). */
+  readonly ciphertext: Uint8Array;
+  /** The IV, when the envelope stores it apart; null otherwise. */
+  readonly iv: Uint8Array | null;
+  /** SHA-256(0x00 ‖ leafData), 32 bytes. */
+  readonly leafHash: Uint8Array;
+  /** Metadata in clear, a JSON object (hashed into the leaf). */
+  readonly metadata: Record<string, unknown>;
+  /** Creation time, the one in the leaf data. */
+  readonly createdAt: Date;
+}
+
+/** Context given to the failure-injection hook of {@link appendMemories}. */
+export interface BeforeTreeUpdateContext {
+  readonly tx: Transaction;
+  readonly userId: string;
+  /** The tree size after the append (not yet saved). */
+  readonly size: number;
+}
+
+/** Options of {@link appendMemories}. */
+export interface AppendOptions {
+  /**
+   * Test hook run inside the transaction after the memory rows and nodes are inserted and before
+   * the tree row is saved. Throwing from it rolls everything back (failure injection).
+   */
+  readonly beforeTreeUpdate?: (context: BeforeTreeUpdateContext) => void | Promise<void>;
+  /** Attempts when the tree save hits a version conflict; default 3. */
+  readonly maxAttempts?: number;
+}
+
+/** Result of {@link appendMemories}. */
+export interface AppendResult {
+  /** Each appended memory with its leaf index, in input order. */
+  readonly items: { readonly id: string; readonly leafIndex: number }[];
+  /** The tree size after the append. */
+  readonly size: number;
+  /** The tree root after the append (RFC 9162 MTH over all leaves). */
+  readonly root: Hash;
+}
+
+// Rows per multi-row INSERT into memories (8 parameters each).
+const MEMORY_CHUNK = 1000;
+
+/**
+ * Appends memories to the user's log in ONE transaction: locks the user's tree row (creating the
+ * empty tree on first use), gives the items leaf indices size, size + 1, …, inserts the memory rows,
+ * appends each leaf hash to the CompactRange restored from the frontier, inserts the completed
+ * perfect subtrees into `merkle_nodes`, and saves the tree with an optimistic version check. The
+ * memory rows and their tree update commit together or not at all. A version conflict
+ * (TreeSaveConflictError, counted in `treeSaveConflicts`) rolls the attempt back and is retried up
+ * to `maxAttempts` times; then it is thrown.
+ * Reuses an outer transaction when `db` is one (as a savepoint).
+ * @returns the leaf index of each item, and the new size and root.
+ * @throws TypeError / RangeError on malformed items (empty list, leaf hash not 32 bytes, …).
+ * @throws TreeSaveConflictError when every attempt conflicted.
+ * @throws TreeCorruptError when the stored frontier is inconsistent (repair: rebuildTree).
+ * @throws the PostgreSQL error of a duplicate memory id (23505) or an unknown user (23503).
+ */
+export async function appendMemories(
+  db: Executor,
+  userId: string,
+  items: readonly NewMemory[],
+  options: AppendOptions = {},
+): Promise<AppendResult> {
+  assertNewMemories(items);
+  const maxAttempts = options.maxAttempts ?? 3;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+    throw new RangeError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction((tx) => appendOnce(tx, userId, items, options));
+    } catch (error) {
+      if (!(error instanceof TreeSaveConflictError) || attempt >= maxAttempts) {
+        throw error;
+      }
+    }
+  }
+}
+
+async function appendOnce(
+  tx: Transaction,
+  userId: string,
+  items: readonly NewMemory[],
+  options: AppendOptions,
+): Promise<AppendResult> {
+  const tree = await lockTree(tx, userId);
+  const range = restoreRange(userId, tree);
+  const first = range.size;
+  const rows = items.map((item, i) => ({
+    id: item.id,
+    userId,
+    leafIndex: first + i,
+    ciphertext: item.ciphertext,
+    iv: item.iv,
+    leafHash: item.leafHash,
+    metadata: item.metadata,
+    createdAt: item.createdAt,
+  }));
+  for (let start = 0; start < rows.length; start += MEMORY_CHUNK) {
+    await tx.insert(memories).values(rows.slice(start, start + MEMORY_CHUNK));
+  }
+  const nodes: StoredNode[] = [];
+  for (const item of items) {
+    nodes.push(...range.append(item.leafHash));
+  }
+  await insertNodes(tx, userId, nodes);
+  await options.beforeTreeUpdate?.({ tx, userId, size: range.size });
+  await saveTree(tx, userId, tree.version, range);
+  return {
+    items: rows.map((r) => ({ id: r.id, leafIndex: r.leafIndex })),
+    size: range.size,
+    root: range.root(),
+  };
+}
+
+function assertNewMemories(items: readonly NewMemory[]): void {
+  if (!Array.isArray(items) || items.length === 0) {
+    throw new RangeError("items must be a non-empty array");
+  }
+  items.forEach((item, i) => {
+    if (typeof item.id !== "string" || item.id.length === 0) {
+      throw new TypeError(`items[${i}].id must be a non-empty string`);
+    }
+    if (!(item.ciphertext instanceof Uint8Array)) {
+      throw new TypeError(`items[${i}].ciphertext must be a Uint8Array`);
+    }
+    if (item.iv !== null && !(item.iv instanceof Uint8Array)) {
+      throw new TypeError(`items[${i}].iv must be a Uint8Array or null`);
+    }
+    if (!(item.leafHash instanceof Uint8Array) || item.leafHash.length !== 32) {
+      throw new TypeError(`items[${i}].leafHash must be a 32-byte Uint8Array`);
+    }
+    if (
+      typeof item.metadata !== "object" ||
+      item.metadata === null ||
+      Array.isArray(item.metadata)
+    ) {
+      throw new TypeError(`items[${i}].metadata must be a JSON object`);
+    }
+    if (!(item.createdAt instanceof Date) || Number.isNaN(item.createdAt.getTime())) {
+      throw new TypeError(`items[${i}].createdAt must be a valid Date`);
+    }
+  });
+}
+
+/** Options of the single-memory reads. */
+export interface MemoryReadOptions {
+  /** Also return a deleted memory (its ciphertext and iv are null); default false. */
+  readonly includeDeleted?: boolean;
+}
+
+/**
+ * The user's memory `id`, or null when it does not exist, belongs to another user, or is deleted
+ * (unless `includeDeleted`). Spec §5 Authorization rule 2: another user's memory is never loaded.
+ */
+export async function getMemory(
+  db: Executor,
+  userId: string,
+  id: string,
+  options: MemoryReadOptions = {},
+): Promise<Memory | null> {
+  const rows = await db
+    .select()
+    .from(memories)
+    .where(
+      and(
+        eq(memories.userId, userId),
+        eq(memories.id, id),
+        options.includeDeleted ? undefined : isNull(memories.deletedAt),
+      ),
+    )
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/**
+ * The user's memories among `ids` (in leaf order); ids of other users or unknown ids are simply
+ * absent. Deleted ones are included only with `includeDeleted` (grants count them as omitted).
+ * @throws RangeError when more than 1000 ids are given.
+ */
+export async function getMemoriesByIds(
+  db: Executor,
+  userId: string,
+  ids: readonly string[],
+  options: MemoryReadOptions = {},
+): Promise<Memory[]> {
+  if (ids.length > 1000) {
+    throw new RangeError(`ids must hold at most 1000 ids, got ${ids.length}`);
+  }
+  if (ids.length === 0) {
+    return [];
+  }
+  return db
+    .select()
+    .from(memories)
+    .where(
+      and(
+        eq(memories.userId, userId),
+        inArray(memories.id, [...ids]),
+        options.includeDeleted ? undefined : isNull(memories.deletedAt),
+      ),
+    )
+    .orderBy(asc(memories.leafIndex));
+}
+
+/**
+ * The user's live (undeleted) memories, newest first (descending leaf index, which is append
+ * order), cursor-paginated.
+ * @throws RangeError on a bad `limit`; InvalidCursorError on a foreign cursor.
+ */
+export async function listMemories(
+  db: Executor,
+  userId: string,
+  options: PageOptions = {},
+): Promise<Page<Memory>> {
+  const limit = pageLimit(options.limit);
+  const before = options.cursor ? decodeNumberCursor("memories", options.cursor) : null;
+  const rows = await db
+    .select()
+    .from(memories)
+    .where(
+      and(
+        eq(memories.userId, userId),
+        isNull(memories.deletedAt),
+        before === null ? undefined : lt(memories.leafIndex, before),
+      ),
+    )
+    .orderBy(desc(memories.leafIndex))
+    .limit(limit + 1);
+  return toPage(rows, limit, (last) => encodeNumberCursor("memories", last.leafIndex));
+}
+
+/**
+ * Incremental cache refresh: the user's live memories with leaf index > `afterLeafIndex`, in
+ * ascending leaf order, at most `limit` (default 1000). Pass -1 to start from the beginning and
+ * then the last returned leaf index.
+ * @throws RangeError when `afterLeafIndex` < -1 or `limit` is not in [1, 10 000].
+ */
+export async function listMemoriesSince(
+  db: Executor,
+  userId: string,
+  afterLeafIndex: number,
+  limit = 1000,
+): Promise<Memory[]> {
+  if (!Number.isSafeInteger(afterLeafIndex) || afterLeafIndex < -1) {
+    throw new RangeError(`afterLeafIndex must be an integer >= -1, got ${afterLeafIndex}`);
+  }
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
+    throw new RangeError(`limit must be an integer in [1, 10000], got ${limit}`);
+  }
+  return db
+    .select()
+    .from(memories)
+    .where(
+      and(
+        eq(memories.userId, userId),
+        gt(memories.leafIndex, afterLeafIndex),
+        isNull(memories.deletedAt),
+      ),
+    )
+    .orderBy(asc(memories.leafIndex))
+    .limit(limit);
+}
+
+/**
+ * Incremental cache refresh: the user's memories deleted at or after `since`, oldest deletion
+ * first, as `{ id, leafIndex, deletedAt }`.
+ */
+export async function listDeletedSince(
+  db: Executor,
+  userId: string,
+  since: Date,
+): Promise<{ id: string; leafIndex: number; deletedAt: Date }[]> {
+  const rows = await db
+    .select({ id: memories.id, leafIndex: memories.leafIndex, deletedAt: memories.deletedAt })
+    .from(memories)
+    .where(
+      and(
+        eq(memories.userId, userId),
+        isNotNull(memories.deletedAt),
+        gte(memories.deletedAt, since),
+      ),
+    )
+    .orderBy(asc(memories.deletedAt), asc(memories.leafIndex));
+  return rows.map((r) => ({ id: r.id, leafIndex: r.leafIndex, deletedAt: r.deletedAt as Date }));
+}
+
+/**
+ * Deletes the user's memory `id`: nulls its ciphertext and iv and sets `deletedAt`; the leaf hash,
+ * leaf index and tree nodes stay, so roots and proofs stay valid (CONTRACT §4, spec §8).
+ * @returns true when a live memory of `userId` was deleted; false when unknown, another user's,
+ *   or already deleted.
+ */
+export async function deleteMemory(
+  db: Executor,
+  userId: string,
+  id: string,
+  now: Date = new Date(),
+): Promise<boolean> {
+  const rows = await db
+    .update(memories)
+    .set({ ciphertext: null, iv: null, deletedAt: now })
+    .where(and(eq(memories.userId, userId), eq(memories.id, id), isNull(memories.deletedAt)))
+    .returning({ id: memories.id });
+  return rows.length === 1;
+}
+
+/**
+ * Number of leaves in the user's log, deleted memories included (their leaves stay): max(leaf
+ * index) + 1 through the (user_id, leaf_index) unique index, O(log n). Equals the row count while
+ * the leaf indices are contiguous, which checkTree verifies. The anchor service compares it with
+ * the persisted tree size to detect a stale tree.
+ */
+export async function getLeafCount(db: Executor, userId: string): Promise<number> {
+  const rows = await db
+    .select({ last: max(memories.leafIndex) })
+    .from(memories)
+    .where(eq(memories.userId, userId));
+  const last = rows[0]?.last;
+  return last === null || last === undefined ? 0 : Number(last) + 1;
+}
+
+/** Pending (unanchored) leaves of one user. */
+export interface PendingLeaves {
+  /** Number of leaves with `anchored = false` (deleted ones included: their leaves stay). */
+  readonly count: number;
+  /** Creation time of the oldest of them; null when none. */
+  readonly oldestCreatedAt: Date | null;
+}
+
+/** The user's unanchored leaves: count and oldest creation time (seal policy, CONTRACT §6). */
+export async function getPendingLeaves(db: Executor, userId: string): Promise<PendingLeaves> {
+  const rows = await db
+    .select({ count: count(), oldestCreatedAt: min(memories.createdAt) })
+    .from(memories)
+    .where(and(eq(memories.userId, userId), eq(memories.anchored, false)));
+  const row = rows[0];
+  return { count: row?.count ?? 0, oldestCreatedAt: row?.oldestCreatedAt ?? null };
+}
+
+/** A user with unanchored leaves, as the anchor sweep needs it. */
+export interface PendingUser extends PendingLeaves {
+  readonly userId: string;
+  /** The wallet key, base58 (seed of the commitment PDA). */
+  readonly ownerPubkey: string;
+}
+
+/**
+ * Service-wide (anchor service only): every user with unanchored leaves, with the count and the
+ * oldest creation time, oldest first.
+ */
+export async function listUsersWithPendingLeaves(db: Executor): Promise<PendingUser[]> {
+  const rows = await db
+    .select({
+      userId: memories.userId,
+      ownerPubkey: users.ownerPubkey,
+      count: count(),
+      oldestCreatedAt: min(memories.createdAt),
+    })
+    .from(memories)
+    .innerJoin(users, eq(users.id, memories.userId))
+    .where(eq(memories.anchored, false))
+    .groupBy(memories.userId, users.ownerPubkey)
+    .orderBy(asc(min(memories.createdAt)));
+  return rows.map((r) => ({ ...r, oldestCreatedAt: r.oldestCreatedAt ?? null }));
+}
+
+/**
+ * Service-wide (metrics): creation time of the oldest unanchored leaf of any user, or null.
+ */
+export async function getOldestPendingCreatedAt(db: Executor): Promise<Date | null> {
+  const rows = await db
+    .select({ oldest: min(memories.createdAt) })
+    .from(memories)
+    .where(eq(memories.anchored, false));
+  return rows[0]?.oldest ?? null;
+}
+
+/**
+ * Marks the user's leaves with index < `upToLeafIndexExclusive` as anchored (after a commit of a
+ * root of that size confirmed).
+ * @returns the number of memories newly marked.
+ * @throws RangeError when the bound is not a non-negative integer.
+ */
+export async function markAnchored(
+  db: Executor,
+  userId: string,
+  upToLeafIndexExclusive: number,
+): Promise<number> {
+  if (!Number.isSafeInteger(upToLeafIndexExclusive) || upToLeafIndexExclusive < 0) {
+    throw new RangeError(
+      `upToLeafIndexExclusive must be a non-negative integer, got ${upToLeafIndexExclusive}`,
+    );
+  }
+  const rows = await db
+    .update(memories)
+    .set({ anchored: true })
+    .where(
+      and(
+        eq(memories.userId, userId),
+        eq(memories.anchored, false),
+        lt(memories.leafIndex, upToLeafIndexExclusive),
+      ),
+    )
+    .returning({ id: memories.id });
+  return rows.length;
+}

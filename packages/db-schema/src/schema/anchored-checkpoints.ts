@@ -1,0 +1,30 @@
+/**
+ * `anchored_checkpoints`: (tree size, root) pairs confirmed on chain, with the commitment nonce
+ * after the commit and the transaction signature (CONTRACT §5 `checkpoint`/`anchor`, §6).
+ * Proofs are cut at the latest of them.
+ * @module
+ */
+import { bigint, pgTable, text, unique } from "drizzle-orm/pg-core";
+import { bytea, generatedId, timestampMs } from "./_columns.js";
+import { users } from "./users.js";
+
+/** One confirmed anchoring of a user's root at `treeSize`. */
+export const anchoredCheckpoints = pgTable(
+  "anchored_checkpoints",
+  {
+    id: generatedId(),
+    userId: text()
+      .notNull()
+      .references(() => users.id),
+    treeSize: bigint({ mode: "number" }).notNull(),
+    root: bytea().notNull(),
+    nonce: bigint({ mode: "number" }).notNull(),
+    signature: text().notNull(),
+    slot: bigint({ mode: "number" }),
+    anchoredAt: timestampMs().notNull().defaultNow(),
+  },
+  (t) => [unique("anchored_checkpoints_user_size_unique").on(t.userId, t.treeSize)],
+);
+
+/** A row of `anchored_checkpoints`. */
+export type AnchoredCheckpoint = typeof anchoredCheckpoints.$inferSelect;

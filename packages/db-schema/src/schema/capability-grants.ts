@@ -1,0 +1,41 @@
+/**
+ * `capability_grants`: bearer URLs granting exactly one operation, with an expiry and a use count
+ * (spec §2 "Capability grant"; CONTRACT §7). Only the token's SHA-256 is stored.
+ * @module
+ */
+import { sql } from "drizzle-orm";
+import { check, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { bytea, generatedId, timestampMs } from "./_columns.js";
+import { users } from "./users.js";
+
+/** The operation a grant allows (CONTRACT §7). */
+export type GrantOperation =
+  | { readonly type: "read_memories"; readonly memoryIds: readonly string[] }
+  | { readonly type: "search"; readonly query: string; readonly limit?: number };
+
+/** A capability grant; usable while not revoked, not expired and `uses < maxUses`. */
+export const capabilityGrants = pgTable(
+  "capability_grants",
+  {
+    id: generatedId(),
+    userId: text()
+      .notNull()
+      .references(() => users.id),
+    tokenHash: bytea().notNull().unique("capability_grants_token_hash_unique"),
+    operation: jsonb().$type<GrantOperation>().notNull(),
+    label: text(),
+    maxUses: integer().notNull(),
+    uses: integer().notNull().default(0),
+    expiresAt: timestampMs().notNull(),
+    revokedAt: timestampMs(),
+    createdAt: timestampMs().notNull().defaultNow(),
+  },
+  (t) => [
+    index("capability_grants_user_created_idx").on(t.userId, t.createdAt.desc(), t.id.desc()),
+    check("capability_grants_uses_check", sql`${t.uses} >= 0 and ${t.uses} <= ${t.maxUses}`),
+    check("capability_grants_max_uses_check", sql`${t.maxUses} >= 1`),
+  ],
+);
+
+/** A row of `capability_grants`. */
+export type CapabilityGrant = typeof capabilityGrants.$inferSelect;

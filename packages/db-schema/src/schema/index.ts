@@ -1,0 +1,36 @@
+/**
+ * The drizzle schema: one table per entity (spec §1, §2; CONTRACT §2–§10). Column names are
+ * camelCase here and snake_case in PostgreSQL (drizzle `casing: "snake_case"`).
+ * @module
+ */
+export { type AnchoredCheckpoint, anchoredCheckpoints } from "./anchored-checkpoints.js";
+export { type ApiKey, apiKeys } from "./api-keys.js";
+export {
+  type CapabilityGrant,
+  capabilityGrants,
+  type GrantOperation,
+} from "./capability-grants.js";
+export {
+  COMMIT_BATCH_STATUSES,
+  type CommitBatch,
+  type CommitBatchStatus,
+  commitBatches,
+} from "./commit-batches.js";
+export { type ExtensionSession, extensionSessions } from "./extension-sessions.js";
+export {
+  GRANT_OUTCOMES,
+  type GrantAuditRow,
+  type GrantOutcome,
+  grantAudit,
+} from "./grant-audit.js";
+export { type Memory, memories } from "./memories.js";
+export { type MerkleNodeRow, merkleNodes } from "./merkle-nodes.js";
+export {
+  NONCE_PURPOSES,
+  type NoncePurpose,
+  type SignInNonce,
+  signInNonces,
+} from "./sign-in-nonces.js";
+export { type StakeLot, stakeLots } from "./stake-lots.js";
+export { type TreeRow, trees } from "./trees.js";
+export { type User, users } from "./users.js";

@@ -1,0 +1,36 @@
+/**
+ * `sign_in_nonces`: issued sign-in challenges, single use and scoped to (nonce, public key)
+ * (spec §2 "Sign-in challenge", §3, §5 step 2). The extension connect flow (CONTRACT §8) reuses
+ * the table with purpose `extension_connect` and the redirect URI it was issued for.
+ * @module
+ */
+import { sql } from "drizzle-orm";
+import { check, index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { timestampMs } from "./_columns.js";
+
+/** What a challenge may be redeemed for. */
+export const NONCE_PURPOSES = ["sign_in", "extension_connect"] as const;
+/** What a challenge may be redeemed for: core sign-in or the extension connect flow. */
+export type NoncePurpose = (typeof NONCE_PURPOSES)[number];
+
+/** An issued challenge with the exact message text and its persisted expiry. */
+export const signInNonces = pgTable(
+  "sign_in_nonces",
+  {
+    nonce: text().notNull(),
+    publicKey: text().notNull(),
+    message: text().notNull(),
+    purpose: text().$type<NoncePurpose>().notNull().default("sign_in"),
+    redirectUri: text(),
+    expiresAt: timestampMs().notNull(),
+    createdAt: timestampMs().notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.nonce, t.publicKey] }),
+    index("sign_in_nonces_expires_at_idx").on(t.expiresAt),
+    check("sign_in_nonces_purpose_check", sql`${t.purpose} in ('sign_in', 'extension_connect')`),
+  ],
+);
+
+/** A row of `sign_in_nonces`. */
+export type SignInNonce = typeof signInNonces.$inferSelect;

@@ -1,0 +1,179 @@
+/**
+ * The anchor service's tables: pending-seal queries across users, commit batch transitions and
+ * counts, anchored checkpoints, and the stake lot cache.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  appendMemories,
+  countBatchesByStatus,
+  getAnchoredCheckpointBySize,
+  getCommitBatch,
+  getOldestPendingCreatedAt,
+  insertAnchoredCheckpoint,
+  insertStakeLot,
+  insertSubmittedBatch,
+  latestAnchoredCheckpoint,
+  listStakeLots,
+  listStuckBatches,
+  listUsersWithPendingLeaves,
+  markAnchored,
+  markBatchConfirmed,
+  markBatchFailed,
+} from "../src/index.js";
+import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
+import { makeUser, newMemory } from "./_fixtures.js";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase({ max: 4 });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe("pending seal queries", () => {
+  it("lists users with unanchored leaves, oldest first, until they are anchored", async () => {
+    const a = await makeUser(t.db);
+    const b = await makeUser(t.db);
+    const old = new Date("2026-01-01T00:00:00.000Z");
+    await appendMemories(t.db, a.id, [newMemory("a0"), newMemory("a1")]);
+    await appendMemories(t.db, b.id, [{ ...newMemory("b0"), createdAt: old }]);
+    const pending = await listUsersWithPendingLeaves(t.db);
+    expect(pending).toEqual([
+      { userId: b.id, ownerPubkey: b.ownerPubkey, count: 1, oldestCreatedAt: old },
+      expect.objectContaining({ userId: a.id, ownerPubkey: a.ownerPubkey, count: 2 }),
+    ]);
+    expect(await getOldestPendingCreatedAt(t.db)).toEqual(old);
+    await markAnchored(t.db, b.id, 1);
+    await markAnchored(t.db, a.id, 2);
+    expect(await listUsersWithPendingLeaves(t.db)).toEqual([]);
+    expect(await getOldestPendingCreatedAt(t.db)).toBeNull();
+  });
+});
+
+describe("commit batches and checkpoints", () => {
+  it("moves batches out of submitted once, counts them and finds stuck ones", async () => {
+    const user = await makeUser(t.db);
+    const root = randomBytes(32);
+    const before = await countBatchesByStatus(t.db);
+    const b1 = await insertSubmittedBatch(t.db, {
+      userId: user.id,
+      treeSize: 3,
+      root,
+      expectedNonce: 0,
+    });
+    const b2 = await insertSubmittedBatch(t.db, {
+      userId: user.id,
+      treeSize: 4,
+      root,
+      expectedNonce: 0,
+    });
+    const b3 = await insertSubmittedBatch(t.db, {
+      userId: user.id,
+      treeSize: 5,
+      root,
+      expectedNonce: 1,
+    });
+    expect(b1).toMatchObject({
+      status: "submitted",
+      treeSize: 3,
+      expectedNonce: 0,
+      signature: null,
+    });
+    expect(await markBatchConfirmed(t.db, user.id, b1.id, "sig1")).toBe(true);
+    expect(await markBatchFailed(t.db, user.id, b1.id, "too late")).toBe(false);
+    expect(await markBatchFailed(t.db, user.id, b2.id, "nonce race lost")).toBe(true);
+    expect(await getCommitBatch(t.db, user.id, b1.id)).toMatchObject({
+      status: "confirmed",
+      signature: "sig1",
+    });
+    expect(await getCommitBatch(t.db, user.id, b2.id)).toMatchObject({
+      status: "failed",
+      error: "nonce race lost",
+    });
+    const after = await countBatchesByStatus(t.db);
+    expect(after).toEqual({
+      submitted: before.submitted + 1,
+      confirmed: before.confirmed + 1,
+      failed: before.failed + 1,
+    });
+    const stuck = await listStuckBatches(t.db, new Date(Date.now() + 1000));
+    expect(stuck.map((b) => b.id)).toContain(b3.id);
+    expect(await listStuckBatches(t.db, new Date(Date.now() - 60_000))).toEqual([]);
+  });
+
+  it("records checkpoints once per size and returns the latest", async () => {
+    const user = await makeUser(t.db);
+    expect(await latestAnchoredCheckpoint(t.db, user.id)).toBeNull();
+    const root4 = randomBytes(32);
+    const cp4 = await insertAnchoredCheckpoint(t.db, {
+      userId: user.id,
+      treeSize: 4,
+      root: root4,
+      nonce: 1,
+      signature: "s4",
+      slot: 100,
+    });
+    const again = await insertAnchoredCheckpoint(t.db, {
+      userId: user.id,
+      treeSize: 4,
+      root: randomBytes(32),
+      nonce: 9,
+      signature: "other",
+    });
+    expect(again).toEqual(cp4);
+    await insertAnchoredCheckpoint(t.db, {
+      userId: user.id,
+      treeSize: 9,
+      root: randomBytes(32),
+      nonce: 2,
+      signature: "s9",
+    });
+    expect((await latestAnchoredCheckpoint(t.db, user.id))?.treeSize).toBe(9);
+    const bySize = await getAnchoredCheckpointBySize(t.db, user.id, 4);
+    expect(bySize).toMatchObject({
+      root: new Uint8Array(root4),
+      nonce: 1,
+      signature: "s4",
+      slot: 100,
+    });
+  });
+});
+
+describe("stake lots", () => {
+  it("records lots idempotently per signature and lists them by unlock time", async () => {
+    const user = await makeUser(t.db);
+    const big = 18_000_000_000_000_000n;
+    const late = await insertStakeLot(t.db, {
+      userId: user.id,
+      amountLamports: big,
+      unlockAt: new Date("2026-03-01T00:00:00.000Z"),
+      signature: `sig${randomBytes(4).toString("hex")}`,
+    });
+    const early = await insertStakeLot(t.db, {
+      userId: user.id,
+      amountLamports: 5n,
+      unlockAt: new Date("2026-02-01T00:00:00.000Z"),
+      signature: `sig${randomBytes(4).toString("hex")}`,
+    });
+    const dup = await insertStakeLot(t.db, {
+      userId: user.id,
+      amountLamports: 5n,
+      unlockAt: new Date("2026-02-01T00:00:00.000Z"),
+      signature: early?.signature ?? "",
+    });
+    expect(dup).toEqual(early);
+    const lots = await listStakeLots(t.db, user.id);
+    expect(lots.map((l) => l.amountLamports)).toEqual([5n, big]);
+    expect(lots[1]?.id).toBe(late?.id);
+    await expect(
+      insertStakeLot(t.db, {
+        userId: user.id,
+        amountLamports: 0n,
+        unlockAt: new Date(),
+        signature: "z",
+      }),
+    ).rejects.toBeInstanceOf(RangeError);
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * The embedded default (DATABASE_URL unset): ensureEmbeddedPostgres starts PostgreSQL in a
+ * DATA_DIR, other callers (concurrent, later, or in another process) reuse it, only the starter stops it,
+ * and data survives stop + start.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  appendMemories,
+  createDatabase,
+  type EmbeddedDatabase,
+  ensureEmbeddedPostgres,
+  getMemory,
+  migrateDatabase,
+  resolveDatabaseUrl,
+} from "../src/index.js";
+import { makeUser, newMemory } from "./_fixtures.js";
+
+const run = promisify(execFile);
+let dataDir: string;
+const running: EmbeddedDatabase[] = [];
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "svc-embedded-"));
+  // When the tests run as root the server runs as `postgres`, which must reach DATA_DIR.
+  await chmod(dataDir, 0o755);
+});
+afterAll(async () => {
+  for (const db of running) {
+    await db.stop();
+  }
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function ensure(): Promise<EmbeddedDatabase> {
+  const db = await ensureEmbeddedPostgres(dataDir);
+  running.push(db);
+  return db;
+}
+
+describe("ensureEmbeddedPostgres", () => {
+  it("starts, is reused by a second caller, and keeps data across stop and start", async () => {
+    // Two callers at once: the start lock lets one start the server; the other reuses it.
+    const pair = await Promise.all([ensure(), ensure()]);
+    expect(pair.map((db) => db.startedHere).sort()).toEqual([false, true]);
+    const first = pair.find((db) => db.startedHere) as EmbeddedDatabase;
+    expect(pair.map((db) => db.port)).toEqual([first.port, first.port]);
+    expect(first.url).toMatch(/\/svc$/);
+    expect(existsSync(join(dataDir, "postgres", "PG_VERSION"))).toBe(true);
+    const state = JSON.parse(await readFile(join(dataDir, "postgres.json"), "utf8"));
+    expect(state).toEqual({ port: first.port });
+
+    const second = await ensure();
+    expect(second.startedHere).toBe(false);
+    expect(second.port).toBe(first.port);
+    await second.stop();
+
+    const child = await run(
+      process.execPath,
+      ["--import", "tsx", join(import.meta.dirname, "_ensure-child.ts"), dataDir],
+      { timeout: 60_000 },
+    );
+    expect(JSON.parse(child.stdout)).toEqual({ startedHere: false, port: first.port });
+
+    await migrateDatabase(first.url);
+    const handle = createDatabase({ url: first.url, max: 2 });
+    const item = newMemory("persisted");
+    let userId: string;
+    try {
+      const user = await makeUser(handle.db);
+      userId = user.id;
+      await appendMemories(handle.db, user.id, [item]);
+    } finally {
+      await handle.close();
+    }
+
+    await first.stop();
+    expect(existsSync(join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+
+    const restarted = await ensure();
+    expect(restarted.startedHere).toBe(true);
+    expect(restarted.port).toBe(first.port);
+    const again = createDatabase({ url: restarted.url, max: 1 });
+    try {
+      const row = await getMemory(again.db, userId, item.id);
+      expect(row?.leafHash).toEqual(new Uint8Array(item.leafHash));
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("resolveDatabaseUrl passes DATABASE_URL through untouched", async () => {
+    const resolved = await resolveDatabaseUrl({
+      databaseUrl: "postgres://u:p@db.example:5432/app",
+      dataDir: join(dataDir, "unused"),
+    });
+    expect(resolved).toMatchObject({ url: "postgres://u:p@db.example:5432/app", embedded: null });
+    expect(existsSync(join(dataDir, "unused"))).toBe(false);
+  });
+});

@@ -1,0 +1,361 @@
+/**
+ * Spec §5 Authorization rule 1: every user-scoped query filters on the userId inside the SQL.
+ * Two users' data side by side; every user-scoped query function called as the other user finds
+ * nothing and changes nothing. Every exported function must be classified below, so a new query
+ * function cannot be added without deciding (and testing) its scope.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { inclusionProof } from "@svc/merkle-log";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as api from "../src/index.js";
+import {
+  appendMemories,
+  checkTree,
+  deleteMemory,
+  getAnchoredCheckpointBySize,
+  getApiKey,
+  getCommitBatch,
+  getGrant,
+  getLeafCount,
+  getMemoriesByIds,
+  getMemory,
+  getPendingLeaves,
+  getTree,
+  insertAnchoredCheckpoint,
+  insertApiKey,
+  insertExtensionSession,
+  insertGrant,
+  insertGrantAudit,
+  insertStakeLot,
+  insertSubmittedBatch,
+  latestAnchoredCheckpoint,
+  listApiKeys,
+  listDeletedSince,
+  listGrantAudit,
+  listGrants,
+  listMemories,
+  listMemoriesSince,
+  listStakeLots,
+  markAnchored,
+  markBatchConfirmed,
+  markBatchFailed,
+  nodeSource,
+  rebuildTree,
+  revokeApiKey,
+  revokeExtensionSession,
+  revokeGrant,
+  rootAtSize,
+  touchApiKeyLastUsed,
+} from "../src/index.js";
+import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
+import { makeUser, newMemory } from "./_fixtures.js";
+
+/** Query functions scoped to one user: tested cross-user below. */
+const USER_SCOPED = [
+  "appendMemories",
+  "checkTree",
+  "deleteMemory",
+  "getAnchoredCheckpointBySize",
+  "getApiKey",
+  "getCommitBatch",
+  "getGrant",
+  "getLeafCount",
+  "getMemoriesByIds",
+  "getMemory",
+  "getPendingLeaves",
+  "getTree",
+  "latestAnchoredCheckpoint",
+  "listApiKeys",
+  "listDeletedSince",
+  "listGrantAudit",
+  "listGrants",
+  "listMemories",
+  "listMemoriesSince",
+  "listStakeLots",
+  "markAnchored",
+  "markBatchConfirmed",
+  "markBatchFailed",
+  "nodeSource",
+  "rebuildTree",
+  "revokeApiKey",
+  "revokeExtensionSession",
+  "revokeGrant",
+  "rootAtSize",
+  "touchApiKeyLastUsed",
+];
+/** Inserts whose row carries the userId given in the input. */
+const USER_INSERTS = [
+  "insertAnchoredCheckpoint",
+  "insertApiKey",
+  "insertExtensionSession",
+  "insertGrant",
+  "insertGrantAudit",
+  "insertStakeLot",
+  "insertSubmittedBatch",
+];
+/** Lookups keyed by a secret (token hash, nonce + key) that resolve the owning user. */
+const CREDENTIAL_LOOKUPS = [
+  "consumeNonce",
+  "findActiveApiKeyByHash",
+  "findActiveExtensionSessionByHash",
+  "insertNonce",
+  "useGrant",
+];
+/** The user records themselves. */
+const IDENTITY = ["getUserById", "getUserByPubkey", "upsertUserByPubkey"];
+/** Anchor service and maintenance queries over all users (no user-facing route uses them). */
+const SERVICE_WIDE = [
+  "countBatchesByStatus",
+  "deleteExpiredNonces",
+  "getOldestPendingCreatedAt",
+  "listStuckBatches",
+  "listUsersWithPendingLeaves",
+];
+/** Not queries: connections, migrations, error classes. */
+const INFRASTRUCTURE = [
+  "Counter",
+  "DatabaseDomainError",
+  "InvalidCursorError",
+  "TreeCorruptError",
+  "TreeSaveConflictError",
+  "createDatabase",
+  "ensureEmbeddedPostgres",
+  "migrateDatabase",
+  "pendingMigrations",
+  "resolveDatabaseUrl",
+  "startEmbeddedPostgres",
+];
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase({ max: 4 });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const hash = () => new Uint8Array(createHash("sha256").update(randomBytes(16)).digest());
+
+/** A user with one of everything; returns the ids. */
+async function populate() {
+  const user = await makeUser(t.db);
+  const kept = newMemory("kept");
+  const gone = newMemory("gone");
+  const since = new Date(Date.now() - 1000);
+  await appendMemories(t.db, user.id, [kept, gone]);
+  await deleteMemory(t.db, user.id, gone.id);
+  const key = await insertApiKey(t.db, {
+    userId: user.id,
+    keyHash: hash(),
+    prefix: "svc_12345678",
+    label: "k",
+  });
+  const checkpoint = await insertAnchoredCheckpoint(t.db, {
+    userId: user.id,
+    treeSize: 2,
+    root: hash(),
+    nonce: 1,
+    signature: `s${randomBytes(4).toString("hex")}`,
+  });
+  const batch = await insertSubmittedBatch(t.db, {
+    userId: user.id,
+    treeSize: 2,
+    root: hash(),
+    expectedNonce: 0,
+  });
+  const session = await insertExtensionSession(t.db, {
+    userId: user.id,
+    tokenHash: hash(),
+    expiresAt: new Date(Date.now() + 3_600_000),
+  });
+  const grant = await insertGrant(t.db, {
+    userId: user.id,
+    tokenHash: hash(),
+    operation: { type: "read_memories", memoryIds: [kept.id] },
+    maxUses: 3,
+    expiresAt: new Date(Date.now() + 3_600_000),
+  });
+  await insertGrantAudit(t.db, {
+    grantId: grant.id,
+    userId: user.id,
+    outcome: "ok",
+    ip: null,
+    userAgent: null,
+  });
+  await insertStakeLot(t.db, {
+    userId: user.id,
+    amountLamports: 1000n,
+    unlockAt: new Date(Date.now() + 86_400_000),
+    signature: `sig${randomBytes(8).toString("hex")}`,
+  });
+  return { user, kept, gone, since, key, checkpoint, batch, session, grant };
+}
+
+describe("authorization: every query is scoped to its userId", () => {
+  it("classifies every exported function", () => {
+    const exported = Object.entries(api)
+      .filter(([, value]) => typeof value === "function")
+      .map(([name]) => name)
+      .sort();
+    const classified = [
+      ...USER_SCOPED,
+      ...USER_INSERTS,
+      ...CREDENTIAL_LOOKUPS,
+      ...IDENTITY,
+      ...SERVICE_WIDE,
+      ...INFRASTRUCTURE,
+    ].sort();
+    expect(exported).toEqual(classified);
+  });
+
+  it("called as another user, every user-scoped function finds nothing and changes nothing", async () => {
+    const a = await populate();
+    const b = await populate();
+    const A = a.user.id;
+    const checks: Record<string, () => Promise<void>> = {
+      appendMemories: async () => {
+        const treeB = await getTree(t.db, b.user.id);
+        await appendMemories(t.db, A, [newMemory("a-only")]);
+        expect(await getTree(t.db, b.user.id)).toEqual(treeB);
+      },
+      checkTree: async () => {
+        const check = await checkTree(t.db, A);
+        expect(check.size).toBe(3);
+        expect(check.drifted).toBe(false);
+      },
+      deleteMemory: async () => {
+        expect(await deleteMemory(t.db, A, b.kept.id)).toBe(false);
+        expect(await getMemory(t.db, b.user.id, b.kept.id)).not.toBeNull();
+      },
+      getAnchoredCheckpointBySize: async () => {
+        expect(await getAnchoredCheckpointBySize(t.db, A, 2)).toEqual(a.checkpoint);
+      },
+      getApiKey: async () => {
+        expect(await getApiKey(t.db, A, b.key.id)).toBeNull();
+        expect(await getApiKey(t.db, b.user.id, b.key.id)).not.toBeNull();
+      },
+      getCommitBatch: async () => {
+        expect(await getCommitBatch(t.db, A, b.batch.id)).toBeNull();
+        expect(await getCommitBatch(t.db, b.user.id, b.batch.id)).not.toBeNull();
+      },
+      getGrant: async () => {
+        expect(await getGrant(t.db, A, b.grant.id)).toBeNull();
+        expect(await getGrant(t.db, b.user.id, b.grant.id)).not.toBeNull();
+      },
+      getLeafCount: async () => {
+        // Checks run in USER_SCOPED order: A has 3 leaves by now (one deleted), B 2.
+        expect(await getLeafCount(t.db, A)).toBe(3);
+        expect(await getLeafCount(t.db, b.user.id)).toBe(2);
+        const stranger = await makeUser(t.db);
+        expect(await getLeafCount(t.db, stranger.id)).toBe(0);
+      },
+      getMemoriesByIds: async () => {
+        const ids = [b.kept.id, b.gone.id];
+        expect(await getMemoriesByIds(t.db, A, ids, { includeDeleted: true })).toEqual([]);
+        expect(await getMemoriesByIds(t.db, b.user.id, ids, { includeDeleted: true })).toHaveLength(
+          2,
+        );
+      },
+      getMemory: async () => {
+        expect(await getMemory(t.db, A, b.kept.id, { includeDeleted: true })).toBeNull();
+        expect(await getMemory(t.db, A, b.gone.id, { includeDeleted: true })).toBeNull();
+        expect(await getMemory(t.db, b.user.id, b.kept.id)).not.toBeNull();
+      },
+      getPendingLeaves: async () => {
+        // Checks run in USER_SCOPED order: A has 3 leaves by now, B 2.
+        expect((await getPendingLeaves(t.db, A)).count).toBe(3);
+        expect((await getPendingLeaves(t.db, b.user.id)).count).toBe(2);
+      },
+      getTree: async () => {
+        expect((await getTree(t.db, A))?.size).toBe(3);
+        expect((await getTree(t.db, b.user.id))?.size).toBe(2);
+      },
+      latestAnchoredCheckpoint: async () => {
+        expect((await latestAnchoredCheckpoint(t.db, A))?.id).toBe(a.checkpoint.id);
+      },
+      listApiKeys: async () => {
+        expect((await listApiKeys(t.db, A)).items.map((k) => k.id)).toEqual([a.key.id]);
+      },
+      listDeletedSince: async () => {
+        expect((await listDeletedSince(t.db, A, a.since)).map((d) => d.id)).toEqual([a.gone.id]);
+      },
+      listGrantAudit: async () => {
+        expect((await listGrantAudit(t.db, A, b.grant.id)).items).toEqual([]);
+        expect((await listGrantAudit(t.db, b.user.id, b.grant.id)).items).toHaveLength(1);
+      },
+      listGrants: async () => {
+        expect((await listGrants(t.db, A)).items.map((g) => g.id)).toEqual([a.grant.id]);
+      },
+      listMemories: async () => {
+        const ids = (await listMemories(t.db, A)).items.map((m) => m.id);
+        expect(ids).not.toContain(b.kept.id);
+        expect(ids).toContain(a.kept.id);
+      },
+      listMemoriesSince: async () => {
+        const ids = (await listMemoriesSince(t.db, A, -1)).map((m) => m.id);
+        expect(ids).not.toContain(b.kept.id);
+        expect(ids).toContain(a.kept.id);
+      },
+      listStakeLots: async () => {
+        const lots = await listStakeLots(t.db, A);
+        expect(lots.map((l) => l.userId)).toEqual([A]);
+      },
+      markAnchored: async () => {
+        await markAnchored(t.db, A, 100);
+        expect((await getPendingLeaves(t.db, b.user.id)).count).toBe(2);
+        expect((await getPendingLeaves(t.db, A)).count).toBe(0);
+      },
+      markBatchConfirmed: async () => {
+        expect(await markBatchConfirmed(t.db, A, b.batch.id, "x")).toBe(false);
+        expect((await getCommitBatch(t.db, b.user.id, b.batch.id))?.status).toBe("submitted");
+      },
+      markBatchFailed: async () => {
+        expect(await markBatchFailed(t.db, A, b.batch.id, "x")).toBe(false);
+        expect((await getCommitBatch(t.db, b.user.id, b.batch.id))?.status).toBe("submitted");
+      },
+      nodeSource: async () => {
+        const { size } = (await getTree(t.db, b.user.id)) ?? { size: 0 };
+        await expect(nodeSource(t.db, A).getNodes([{ level: 0, index: 3 }])).rejects.toThrow();
+        expect(await inclusionProof(0, size, nodeSource(t.db, b.user.id))).toHaveLength(1);
+      },
+      rebuildTree: async () => {
+        const treeB = await getTree(t.db, b.user.id);
+        expect((await rebuildTree(t.db, A)).size).toBe(3);
+        expect(await getTree(t.db, b.user.id)).toEqual(treeB);
+        expect((await checkTree(t.db, b.user.id)).drifted).toBe(false);
+      },
+      revokeApiKey: async () => {
+        expect(await revokeApiKey(t.db, A, b.key.id)).toBe(false);
+        expect((await getApiKey(t.db, b.user.id, b.key.id))?.revokedAt).toBeNull();
+      },
+      revokeExtensionSession: async () => {
+        expect(await revokeExtensionSession(t.db, A, b.session.id)).toBe(false);
+        const row =
+          await t.sql`select revoked_at from extension_sessions where id = ${b.session.id}`;
+        expect(row[0]?.revoked_at).toBeNull();
+      },
+      revokeGrant: async () => {
+        expect(await revokeGrant(t.db, A, b.grant.id)).toBe(false);
+        expect((await getGrant(t.db, b.user.id, b.grant.id))?.revokedAt).toBeNull();
+      },
+      rootAtSize: async () => {
+        // A's tree has 3 leaves, B's 2: A's root at 2 is A's, never B's.
+        const rootA = await rootAtSize(t.db, A, 2);
+        const rootB = await rootAtSize(t.db, b.user.id, 2);
+        expect(rootA).not.toEqual(rootB);
+        expect(rootB).toEqual((await getTree(t.db, b.user.id))?.root);
+      },
+      touchApiKeyLastUsed: async () => {
+        expect(await touchApiKeyLastUsed(t.db, A, b.key.id)).toBe(false);
+        expect((await getApiKey(t.db, b.user.id, b.key.id))?.lastUsedAt).toBeNull();
+      },
+    };
+    expect(Object.keys(checks).sort()).toEqual([...USER_SCOPED].sort());
+    for (const name of USER_SCOPED) {
+      const check = checks[name] as () => Promise<void>;
+      await check().catch((error: unknown) => {
+        throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    }
+  });
+});
