@@ -1,0 +1,75 @@
+/**
+ * Issuing a sign-in challenge (spec §5 "Sign-in message", §3 "Sign-in challenge"): the server
+ * builds the exact SIWS text, persists it with its nonce and expiry, and returns it.
+ * @module
+ */
+import { type Database, insertNonce, type NoncePurpose } from "@svc/db-schema";
+import {
+  buildSignInMessage,
+  formatTimestamp,
+  generateNonce,
+  SIGN_IN_TTL_MS,
+  signInStatement,
+} from "@svc/siws-message";
+import type { Clock } from "./clock.js";
+import { decodePublicKey } from "./public-key.js";
+
+/** The configuration values that are part of the signed bytes. */
+export interface SignInConfig {
+  /** SIWS_DOMAIN, e.g. `localhost:8787`. */
+  readonly domain: string;
+  /** SIWS_URI. */
+  readonly uri: string;
+  /** SIWS_CHAIN_ID, e.g. `devnet`. */
+  readonly chainId: string;
+  /** SERVICE_NAME, used in the statement line. */
+  readonly serviceName: string;
+}
+
+/** An issued challenge (CONTRACT §2 response of POST /auth/challenge). */
+export interface Challenge {
+  /** The exact text the wallet must sign. */
+  readonly message: string;
+  /** 128-bit nonce, base58. */
+  readonly nonce: string;
+  /** ISO 8601 UTC with milliseconds: issue time + 5 minutes. */
+  readonly expiresAt: string;
+}
+
+/**
+ * Issues and persists a single-use challenge for `publicKey`.
+ * @throws AuthError("invalid_public_key") when publicKey is not 32 bytes of base58.
+ */
+export async function issueChallenge(input: {
+  db: Database;
+  clock: Clock;
+  config: SignInConfig;
+  publicKey: string;
+  purpose?: NoncePurpose;
+  redirectUri?: string | null;
+}): Promise<Challenge> {
+  decodePublicKey(input.publicKey);
+  const issuedAt = input.clock.now();
+  const expiresAt = new Date(issuedAt.getTime() + SIGN_IN_TTL_MS);
+  const nonce = generateNonce();
+  const message = buildSignInMessage({
+    domain: input.config.domain,
+    address: input.publicKey,
+    statement: signInStatement(input.config.serviceName),
+    uri: input.config.uri,
+    version: "1",
+    chainId: input.config.chainId,
+    nonce,
+    issuedAt: formatTimestamp(issuedAt),
+    expirationTime: formatTimestamp(expiresAt),
+  });
+  await insertNonce(input.db, {
+    nonce,
+    publicKey: input.publicKey,
+    message,
+    expiresAt,
+    ...(input.purpose ? { purpose: input.purpose } : {}),
+    redirectUri: input.redirectUri ?? null,
+  });
+  return { message, nonce, expiresAt: formatTimestamp(expiresAt) };
+}

@@ -1,0 +1,24 @@
+/**
+ * `@svc/auth`: the sign-in checks shared by the core and extension APIs (spec §5): challenges,
+ * the five ordered verification checks, session JWTs, API keys and bearer resolution.
+ * @module
+ */
+export {
+  API_KEY_PREFIX,
+  API_KEY_STORED_PREFIX_LENGTH,
+  type CreatedApiKey,
+  createApiKey,
+  hashApiKey,
+} from "./api-keys.js";
+export { type AuthContext, resolveBearer } from "./bearer.js";
+export { type Challenge, issueChallenge, type SignInConfig } from "./challenge.js";
+export { type Clock, systemClock } from "./clock.js";
+export { AuthError, type AuthErrorCode } from "./errors.js";
+export { decodePublicKey } from "./public-key.js";
+export {
+  issueSessionToken,
+  SESSION_TTL_SECONDS,
+  type SessionClaims,
+  verifySessionToken,
+} from "./session.js";
+export { type VerifiedSignIn, verifySignIn } from "./verify.js";
