@@ -1,0 +1,262 @@
+/**
+ * `startLocalChain`: the embedded default chain of CONTRACT §6 (the role solana-test-validator
+ * plays): a {@link Chain} behind Solana JSON-RPC 2.0 over HTTP on `port` (single and batch
+ * requests, POST), the PubSub WebSocket on `port + 1`, and `GET /healthz` → 200 `{"status":"ok"}`
+ * (503 once the ledger cannot be written).
+ * Source: CONTRACT.md §6, §9; JSON-RPC 2.0 §4–§6; agave `rpc_service.rs` (GET /health).
+ * @module
+ */
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Chain } from "./chain.js";
+import { PubSub } from "./pubsub.js";
+import { handleRequest, type RpcResponse } from "./rpc.js";
+import { RpcError, RpcErrorCode } from "./rpc-error.js";
+
+/** Largest accepted request body (agave MAX_REQUEST_BODY_SIZE is 50 MiB; ours is smaller). */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** How long close() lets in-flight requests finish before cutting their connections. */
+const CLOSE_GRACE_MS = 5000;
+/** Idle keep-alive time of client connections. */
+const KEEP_ALIVE_MS = 65_000;
+/** Attempts at finding two adjacent free ports when `port` is 0. */
+const PORT_ATTEMPTS = 20;
+
+/** Options of {@link startLocalChain}. */
+export interface LocalChainOptions {
+  /** HTTP JSON-RPC port; the WebSocket is served on port + 1. 0 picks a free pair. */
+  readonly port: number;
+  /** Service data directory; chain state lives in `<dataDir>/chain`. */
+  readonly dataDir: string;
+  /** Program id (base58) the commitment program is deployed at. */
+  readonly programId: string;
+  /** Interface to bind; default 127.0.0.1 (the faucet is unauthenticated). */
+  readonly host?: string;
+  /** Called with unexpected errors (answered as -32603); default: console.error. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A running local chain. */
+export interface LocalChain {
+  /** JSON-RPC URL, e.g. `http://127.0.0.1:8899`. */
+  readonly url: string;
+  /** PubSub URL, e.g. `ws://127.0.0.1:8900`. */
+  readonly wsUrl: string;
+  /** Genesis hash of this chain (getGenesisHash), stable across restarts of one dataDir. */
+  readonly genesisHash: string;
+  /** Stops both servers, then flushes and closes the ledger. Idempotent. */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** Binds `http` to `port` and `ws` to `port + 1`; with port 0, finds a free adjacent pair. */
+async function bindPair(http: Server, ws: Server, port: number, host: string): Promise<number> {
+  if (port !== 0) {
+    await listen(http, port, host);
+    try {
+      await listen(ws, port + 1, host);
+    } catch (error) {
+      await closeServer(http);
+      throw error;
+    }
+    return port;
+  }
+  for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+    const chosen = await listen(http, 0, host);
+    if (chosen < 65_535) {
+      try {
+        await listen(ws, chosen + 1, host);
+        return chosen;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") {
+          await closeServer(http);
+          throw error;
+        }
+      }
+    }
+    await closeServer(http);
+  }
+  throw new Error(`no two adjacent free ports found on ${host} after ${PORT_ATTEMPTS} attempts`);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(null);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+async function answer(
+  chain: Chain,
+  body: Buffer,
+  onError: (error: unknown) => void,
+): Promise<RpcResponse | RpcResponse[] | null> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch {
+    return {
+      jsonrpc: "2.0",
+      id: null,
+      error: new RpcError(RpcErrorCode.parseError, "Parse error").toJSON(),
+    };
+  }
+  if (Array.isArray(parsed)) {
+    if (parsed.length === 0) {
+      return {
+        jsonrpc: "2.0",
+        id: null,
+        error: new RpcError(RpcErrorCode.invalidRequest, "Invalid Request").toJSON(),
+      };
+    }
+    const responses: RpcResponse[] = [];
+    for (const request of parsed) {
+      const response = await handleRequest(chain, request, onError);
+      if (response) {
+        responses.push(response);
+      }
+    }
+    return responses.length > 0 ? responses : null;
+  }
+  return handleRequest(chain, parsed, onError);
+}
+
+/**
+ * Starts the local chain: opens (or creates) the chain in `<dataDir>/chain` with the commitment
+ * program deployed at `programId`, then serves JSON-RPC on `port` and PubSub on `port + 1`.
+ * @returns its URLs and `close()`.
+ * @throws TypeError for a bad `programId`; RangeError for a port outside 0..65534; the listen
+ *   error (EADDRINUSE…) when a fixed port is taken; LedgerCorruptError for a damaged ledger.
+ * @example
+ *   const chain = await startLocalChain({ port: 0, dataDir: "/tmp/x", programId: LOCAL_PROGRAM_ID });
+ *   const connection = new Connection(chain.url, "confirmed");
+ */
+export async function startLocalChain(options: LocalChainOptions): Promise<LocalChain> {
+  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65_534) {
+    throw new RangeError(`port must be an integer in 0..65534, got ${options.port}`);
+  }
+  const host = options.host ?? "127.0.0.1";
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const chain = await Chain.open({ dataDir: options.dataDir, programId: options.programId });
+
+  const http = createServer((req, res) => {
+    if (req.method === "GET" && (req.url === "/healthz" || req.url === "/health")) {
+      const ok = chain.healthy;
+      if (req.url === "/health") {
+        res.writeHead(ok ? 200 : 503, { "content-type": "text/plain" });
+        res.end(ok ? "ok" : "unknown");
+        return;
+      }
+      sendJson(res, ok ? 200 : 503, { status: ok ? "ok" : "unhealthy" });
+      return;
+    }
+    if (req.method !== "POST") {
+      res.writeHead(405, { allow: "POST" });
+      res.end();
+      return;
+    }
+    readBody(req)
+      .then(async (body) => {
+        if (body === null) {
+          res.writeHead(413);
+          res.end();
+          return;
+        }
+        const response = await answer(chain, body, onError);
+        if (response === null) {
+          res.writeHead(204);
+          res.end();
+          return;
+        }
+        sendJson(res, 200, response);
+      })
+      .catch((error: unknown) => {
+        onError(error);
+        if (!res.headersSent) {
+          sendJson(res, 500, {
+            jsonrpc: "2.0",
+            id: null,
+            error: new RpcError(RpcErrorCode.internalError, "Internal error").toJSON(),
+          });
+        }
+      });
+  });
+  // Keep idle client connections longer than clients do (undici: 4 s), so a request never races
+  // the server closing its connection.
+  http.keepAliveTimeout = KEEP_ALIVE_MS;
+  http.headersTimeout = KEEP_ALIVE_MS + 1000;
+  const wsHttp = createServer((_req, res) => {
+    res.writeHead(426, { upgrade: "websocket" });
+    res.end();
+  });
+  let port: number;
+  try {
+    port = await bindPair(http, wsHttp, options.port, host);
+  } catch (error) {
+    await chain.close();
+    throw error;
+  }
+  const pubsub = new PubSub(chain, wsHttp);
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${urlHost}:${port}`,
+    wsUrl: `ws://${urlHost}:${port + 1}`,
+    genesisHash: chain.genesis.genesisHash,
+    close() {
+      closing ??= (async () => {
+        await pubsub.close();
+        await Promise.all([closeServer(http), closeServer(wsHttp)]);
+        await chain.close();
+      })();
+      return closing;
+    },
+  };
+}

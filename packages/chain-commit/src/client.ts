@@ -1,0 +1,624 @@
+/**
+ * The one chain client of the service (CONTRACT §6): reads and updates commitment accounts over
+ * standard Solana JSON-RPC with @solana/web3.js `Connection`, building instructions with the
+ * program's Anchor IDL. The same code talks to the embedded local chain, devnet or mainnet.
+ *
+ * Failure semantics: a failed read is {@link ChainUnavailableError}, never "absent" or zero
+ * (spec §7); a commit is simulated by the RPC node first (preflight), so program errors come back
+ * typed without paying a fee (6002 → {@link NonceRaceError}, 6001 → {@link CountDecreasedError},
+ * 6000 → {@link UnauthorizedAuthorityError}); confirmation polls `getSignatureStatuses` until the
+ * configured commitment or {@link ConfirmationTimeoutError}.
+ * Source: CONTRACT.md §5, §6, §11; spec §7, §8 ("reads the on-chain nonce before each commit and
+ * confirms every transaction"); agave RPC error texts (`TransactionError` Display).
+ * @module
+ */
+
+import type { KeyObject } from "node:crypto";
+import anchor from "@coral-xyz/anchor";
+import {
+  type Commitment,
+  Connection,
+  type Finality,
+  type Keypair,
+  type PublicKey,
+  SendTransactionError,
+  type SignatureStatus,
+  SystemProgram,
+  Transaction,
+  TransactionInstruction,
+} from "@solana/web3.js";
+import { idlFor } from "@svc/commitment-program";
+import bs58 from "bs58";
+import {
+  type CommitmentAccount,
+  commitmentAddress,
+  decodeCommitmentAccount,
+  toPublicKey,
+} from "./account.js";
+import {
+  ChainUnavailableError,
+  ConfirmationTimeoutError,
+  CountDecreasedError,
+  InsufficientFundsError,
+  InvalidCommitmentAccountError,
+  NonceRaceError,
+  TransactionFailedError,
+  UnauthorizedAuthorityError,
+} from "./errors.js";
+import { ed25519PrivateKey, signAndSerialize } from "./sign.js";
+
+/** Program error codes (programs/commitment/idl/commitment.json). */
+const UNAUTHORIZED = 6000;
+const COUNT_DECREASED = 6001;
+const NONCE_MISMATCH = 6002;
+const ALREADY_INITIALIZED = 6005;
+/** System program errors surfacing from initialize's create_account CPI. */
+const SYSTEM_ACCOUNT_ALREADY_IN_USE = 0;
+const SYSTEM_RESULT_WITH_NEGATIVE_LAMPORTS = 1;
+
+const DEFAULT_CONFIRM_TIMEOUT_MS = 60_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+const POLL_MIN_MS = 100;
+const POLL_MAX_MS = 1000;
+/** How long a fetched blockhash is reused for new transactions. */
+const BLOCKHASH_REUSE_MS = 10_000;
+/** Memoized commitment addresses per client before the memo is reset. */
+const ADDRESS_CACHE_LIMIT = 10_000;
+/** Fresh blockhashes tried when the RPC node does not know the one it just gave out. */
+const BLOCKHASH_ATTEMPTS = 3;
+
+/** Configuration of a {@link ChainClient}. */
+export interface ChainConfig {
+  /** Solana JSON-RPC URL (CHAIN_RPC_URL; the local chain's by default). */
+  readonly rpcUrl: string;
+  /** Commitment program id, base58 (SERVICE_PROGRAM_ID). */
+  readonly programId: string;
+  /** Commit authority and fee payer (AUTHORITY_KEYPAIR_PATH). */
+  readonly authority: Keypair;
+  /** Commitment for reads and confirmation; default "confirmed". */
+  readonly commitment?: Commitment;
+  /** How long `commit` waits for confirmation; default 60 000 ms. */
+  readonly confirmTimeoutMs?: number;
+  /** Timeout of each HTTP request to the RPC; default 15 000 ms. */
+  readonly requestTimeoutMs?: number;
+  /** Cluster name reported in anchors (CONTRACT §5); default from the URL, see {@link clusterFromRpcUrl}. */
+  readonly cluster?: string;
+}
+
+/** Options of {@link readCommitmentFromRpc}. */
+export interface ReadOptions {
+  /** Default "confirmed". */
+  readonly commitment?: Commitment;
+  /** Default 15 000 ms. */
+  readonly requestTimeoutMs?: number;
+}
+
+/** Outcome of a confirmed commit. */
+export interface CommitResult {
+  /** Transaction signature, base58. */
+  readonly signature: string;
+  /** Slot the transaction executed in. */
+  readonly slot: number;
+  /** The account's nonce after this commit (`expectedNonce + 1`). */
+  readonly nonce: number;
+}
+
+/** A transaction as `getTransaction` reports it. */
+export interface TransactionSummary {
+  readonly signature: string;
+  readonly slot: number;
+  /** Unix seconds, when the node knows it. */
+  readonly blockTime: number | null;
+  /** Cluster JSON form of the error, null on success. */
+  readonly err: unknown;
+  /** Fee paid, lamports. */
+  readonly fee: number;
+  readonly logs: readonly string[];
+}
+
+/**
+ * The cluster name of an RPC URL: "localnet" for loopback hosts, "devnet", "testnet" or "mainnet"
+ * when the host names one (e.g. api.devnet.solana.com), else "custom".
+ * @throws TypeError if `rpcUrl` is not a URL.
+ */
+export function clusterFromRpcUrl(rpcUrl: string): string {
+  let host: string;
+  try {
+    host = new URL(rpcUrl).hostname;
+  } catch {
+    throw new TypeError(`rpcUrl must be a URL, got ${JSON.stringify(rpcUrl)}`);
+  }
+  if (host === "localhost" || host === "[::1]" || host.startsWith("127.")) {
+    return "localnet";
+  }
+  for (const name of ["devnet", "testnet", "mainnet"]) {
+    if (host.includes(name)) {
+      return name;
+    }
+  }
+  return "custom";
+}
+
+function connect(rpcUrl: string, commitment: Commitment, requestTimeoutMs: number): Connection {
+  let protocol: string;
+  try {
+    protocol = new URL(rpcUrl).protocol;
+  } catch {
+    protocol = "";
+  }
+  if (protocol !== "http:" && protocol !== "https:") {
+    throw new TypeError(`rpcUrl must be an http(s) URL, got ${JSON.stringify(rpcUrl)}`);
+  }
+  return new Connection(rpcUrl, {
+    commitment,
+    disableRetryOnRateLimit: true,
+    fetch: async (input, init) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await fetch(input, { ...init, signal: AbortSignal.timeout(requestTimeoutMs) });
+        } catch (error) {
+          // A kept-alive connection the server closed while the request went out: retry once.
+          // Safe for every Solana RPC call (a resent transaction is deduplicated by signature).
+          if (attempt >= 2 || !isConnectionReset(error)) {
+            throw error;
+          }
+        }
+      }
+    },
+  });
+}
+
+function isConnectionReset(error: unknown): boolean {
+  const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE";
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  const out = value ?? fallback;
+  if (!Number.isSafeInteger(out) || out <= 0) {
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+  return out;
+}
+
+function u64Number(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be an integer in 0..2^53-1, got ${value}`);
+  }
+  return value;
+}
+
+async function readCommitmentAt(
+  connection: Connection,
+  programId: PublicKey,
+  address: PublicKey,
+  commitment: Commitment,
+): Promise<CommitmentAccount | null> {
+  let info: Awaited<ReturnType<Connection["getAccountInfo"]>>;
+  try {
+    info = await connection.getAccountInfo(address, commitment);
+  } catch (error) {
+    throw new ChainUnavailableError("getAccountInfo", error);
+  }
+  if (!info) {
+    return null;
+  }
+  if (!info.owner.equals(programId)) {
+    throw new InvalidCommitmentAccountError(
+      `owned by ${info.owner.toBase58()}, not the program`,
+      address.toBase58(),
+    );
+  }
+  return { address: address.toBase58(), ...decodeCommitmentAccount(info.data) };
+}
+
+/**
+ * Reads the commitment account of `owner` straight from a chain RPC, without an authority
+ * keypair (the auditor's permissionless check, CONTRACT §5).
+ * @returns the account, or null when none exists at the PDA.
+ * @throws ChainUnavailableError when the read fails; InvalidCommitmentAccountError when the PDA
+ *   holds something else; TypeError for a malformed URL or key.
+ * @example await readCommitmentFromRpc("https://api.devnet.solana.com", programId, wallet)
+ */
+export async function readCommitmentFromRpc(
+  rpcUrl: string,
+  programId: string,
+  owner: string,
+  options: ReadOptions = {},
+): Promise<CommitmentAccount | null> {
+  const commitment = options.commitment ?? "confirmed";
+  const timeout = positiveInteger(
+    options.requestTimeoutMs,
+    DEFAULT_REQUEST_TIMEOUT_MS,
+    "requestTimeoutMs",
+  );
+  const program = toPublicKey(programId, "programId");
+  return readCommitmentAt(
+    connect(rpcUrl, commitment, timeout),
+    program,
+    commitmentAddress(program, toPublicKey(owner, "owner")),
+    commitment,
+  );
+}
+
+/** The cluster JSON error behind a preflight failure's message ("Transaction simulation failed: …"). */
+function errorFromPreflightMessage(message: string): unknown | null {
+  const text = /Transaction simulation failed: (.*)$/s.exec(message)?.[1]?.trim();
+  if (text === undefined) {
+    return null;
+  }
+  const custom = /^Error processing Instruction (\d+): custom program error: 0x([0-9a-f]+)/i.exec(
+    text,
+  );
+  if (custom) {
+    return {
+      InstructionError: [Number(custom[1]), { Custom: Number.parseInt(custom[2] ?? "", 16) }],
+    };
+  }
+  const rent = /^Transaction results in an account \((\d+)\) with insufficient funds for rent/.exec(
+    text,
+  );
+  if (rent) {
+    return { InsufficientFundsForRent: { account_index: Number(rent[1]) } };
+  }
+  const known: Record<string, string> = {
+    "Blockhash not found": "BlockhashNotFound",
+    "This transaction has already been processed": "AlreadyProcessed",
+    "Attempt to debit an account but found no record of a prior credit.": "AccountNotFound",
+    "Insufficient funds for fee": "InsufficientFundsForFee",
+  };
+  return known[text] ?? text;
+}
+
+function customCode(err: unknown): { index: number; code: number } | null {
+  const ie = (err as { InstructionError?: [number, { Custom?: number }] } | null)?.InstructionError;
+  if (Array.isArray(ie) && typeof ie[1]?.Custom === "number") {
+    return { index: ie[0], code: ie[1].Custom };
+  }
+  return null;
+}
+
+/**
+ * The chain client. One instance per authority and RPC endpoint; safe to use concurrently for
+ * different owners (each commit is its own transaction).
+ */
+export class ChainClient {
+  /** Commitment program id, base58. */
+  readonly programId: string;
+  /** Cluster name reported with anchors. */
+  readonly cluster: string;
+  /** The authority's public key, base58. */
+  readonly authorityAddress: string;
+  private readonly program: PublicKey;
+  private readonly authority: Keypair;
+  private readonly connection: Connection;
+  private readonly commitment: Commitment;
+  private readonly confirmTimeoutMs: number;
+  private readonly coder: InstanceType<typeof anchor.BorshCoder>;
+  private readonly signingKey: KeyObject;
+  private readonly addresses = new Map<string, PublicKey>();
+  private blockhash: {
+    value: { blockhash: string; lastValidBlockHeight: number };
+    fetchedAt: number;
+  } | null = null;
+  private blockhashRequest: Promise<{ blockhash: string; lastValidBlockHeight: number }> | null =
+    null;
+
+  /**
+   * @throws TypeError for a malformed `rpcUrl` or `programId`; RangeError for a non-positive
+   *   timeout.
+   */
+  constructor(config: ChainConfig) {
+    this.program = toPublicKey(config.programId, "programId");
+    this.programId = this.program.toBase58();
+    this.cluster = config.cluster ?? clusterFromRpcUrl(config.rpcUrl);
+    this.authority = config.authority;
+    this.authorityAddress = config.authority.publicKey.toBase58();
+    this.commitment = config.commitment ?? "confirmed";
+    this.confirmTimeoutMs = positiveInteger(
+      config.confirmTimeoutMs,
+      DEFAULT_CONFIRM_TIMEOUT_MS,
+      "confirmTimeoutMs",
+    );
+    this.connection = connect(
+      config.rpcUrl,
+      this.commitment,
+      positiveInteger(config.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, "requestTimeoutMs"),
+    );
+    this.coder = new anchor.BorshCoder(idlFor(this.programId));
+    this.signingKey = ed25519PrivateKey(config.authority);
+  }
+
+  /**
+   * Reads the commitment account of `owner`.
+   * @returns the account, or null when no account exists at its PDA.
+   * @throws ChainUnavailableError when the RPC read fails (never null or zero in that case);
+   *   InvalidCommitmentAccountError when the PDA holds something else; TypeError for a bad key.
+   */
+  async readCommitment(owner: string): Promise<CommitmentAccount | null> {
+    return readCommitmentAt(
+      this.connection,
+      this.program,
+      this.addressOf(toPublicKey(owner, "owner")),
+      this.commitment,
+    );
+  }
+
+  /** The commitment PDA of `owner`, memoized (deriving it costs curve checks in JavaScript). */
+  private addressOf(owner: PublicKey): PublicKey {
+    const id = owner.toBase58();
+    let address = this.addresses.get(id);
+    if (!address) {
+      if (this.addresses.size >= ADDRESS_CACHE_LIMIT) {
+        this.addresses.clear();
+      }
+      address = commitmentAddress(this.program, owner);
+      this.addresses.set(id, address);
+    }
+    return address;
+  }
+
+  /**
+   * A recent blockhash: reused for up to {@link BLOCKHASH_REUSE_MS} (clusters accept one for
+   * about 60 s) to save a round trip per commit; concurrent callers share one request.
+   * @throws ChainUnavailableError when the RPC call fails.
+   */
+  private async recentBlockhash(
+    fresh: boolean,
+  ): Promise<{ blockhash: string; lastValidBlockHeight: number }> {
+    const cached = this.blockhash;
+    if (!fresh && cached && Date.now() - cached.fetchedAt < BLOCKHASH_REUSE_MS) {
+      return cached.value;
+    }
+    this.blockhashRequest ??= this.connection
+      .getLatestBlockhash(this.commitment)
+      .then((value) => {
+        this.blockhash = { value, fetchedAt: Date.now() };
+        return value;
+      })
+      .catch((error: unknown) => {
+        throw new ChainUnavailableError("getLatestBlockhash", error);
+      })
+      .finally(() => {
+        this.blockhashRequest = null;
+      });
+    return this.blockhashRequest;
+  }
+
+  private initializeInstruction(owner: PublicKey, address: PublicKey): TransactionInstruction {
+    return new TransactionInstruction({
+      programId: this.program,
+      keys: [
+        { pubkey: this.authority.publicKey, isSigner: true, isWritable: true },
+        { pubkey: address, isSigner: false, isWritable: true },
+        { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+      ],
+      data: this.coder.instruction.encode("initialize", { owner }),
+    });
+  }
+
+  private commitInstruction(
+    address: PublicKey,
+    root: Uint8Array,
+    memoryCount: number,
+    expectedNonce: number,
+  ): TransactionInstruction {
+    return new TransactionInstruction({
+      programId: this.program,
+      keys: [
+        { pubkey: this.authority.publicKey, isSigner: true, isWritable: false },
+        { pubkey: address, isSigner: false, isWritable: true },
+      ],
+      data: this.coder.instruction.encode("commit", {
+        root: Array.from(root),
+        memory_count: new anchor.BN(memoryCount),
+        expected_nonce: new anchor.BN(expectedNonce),
+      }),
+    });
+  }
+
+  /**
+   * Commits `root` covering `memoryCount` leaves of `owner`'s log, expecting the account's nonce
+   * to be `expectedNonce`. On first use (`expectedNonce` 0 and no account yet) the same
+   * transaction initializes the account (the authority pays its rent). The RPC node simulates
+   * first; the transaction is then confirmed by polling `getSignatureStatuses`.
+   * @param root 32-byte Merkle root.
+   * @param memoryCount leaves covered, ≥ the stored count.
+   * @param expectedNonce the account's current nonce (0 before the first commit).
+   * @returns signature, slot, and the nonce after the commit (`expectedNonce + 1`).
+   * @throws NonceRaceError (6002, or the account was created meanwhile), CountDecreasedError
+   *   (6001), UnauthorizedAuthorityError (6000), InsufficientFundsError (fee or rent),
+   *   ConfirmationTimeoutError (sent, outcome unknown), ChainUnavailableError (RPC failure),
+   *   TransactionFailedError (any other refusal); TypeError / RangeError for bad arguments.
+   * Source: CONTRACT.md §6 (commit(root, memoryCount, expectedNonce)).
+   */
+  async commit(
+    owner: string,
+    root: Uint8Array,
+    memoryCount: number,
+    expectedNonce: number,
+  ): Promise<CommitResult> {
+    const ownerKey = toPublicKey(owner, "owner");
+    if (!(root instanceof Uint8Array) || root.length !== 32) {
+      throw new RangeError(
+        `root must be 32 bytes, got ${(root as Uint8Array | undefined)?.length}`,
+      );
+    }
+    u64Number(memoryCount, "memoryCount");
+    u64Number(expectedNonce, "expectedNonce");
+    const address = this.addressOf(ownerKey);
+    const initialize =
+      expectedNonce === 0 &&
+      (await readCommitmentAt(this.connection, this.program, address, this.commitment)) === null;
+    const instructions = [
+      ...(initialize ? [this.initializeInstruction(ownerKey, address)] : []),
+      this.commitInstruction(address, root, memoryCount, expectedNonce),
+    ];
+    const context = { owner: ownerKey.toBase58(), memoryCount, expectedNonce, initialize };
+
+    for (let attempt = 1; ; attempt++) {
+      const latest = await this.recentBlockhash(attempt > 1);
+      const tx = new Transaction({ feePayer: this.authority.publicKey, ...latest }).add(
+        ...instructions,
+      );
+      const wire = signAndSerialize(tx, this.authority, this.signingKey);
+      const signature = bs58.encode(tx.signature as Uint8Array);
+      try {
+        await this.connection.sendRawTransaction(wire, {
+          skipPreflight: false,
+          preflightCommitment: this.commitment,
+        });
+      } catch (error) {
+        if (!(error instanceof SendTransactionError)) {
+          throw new ChainUnavailableError("sendTransaction", error, signature);
+        }
+        const message = error.transactionError.message;
+        const err = errorFromPreflightMessage(message);
+        if (err === null) {
+          if (/signature verification/i.test(message)) {
+            throw new TransactionFailedError(message, null, error.logs ?? []);
+          }
+          throw new ChainUnavailableError("sendTransaction", error, signature);
+        }
+        if (err === "BlockhashNotFound" && attempt < BLOCKHASH_ATTEMPTS) {
+          continue;
+        }
+        if (err !== "AlreadyProcessed") {
+          throw this.mapError(err, null, error.logs ?? [], context);
+        }
+      }
+      return this.confirm(signature, context);
+    }
+  }
+
+  /** Polls the signature's status until it reaches the configured commitment or times out. */
+  private async confirm(
+    signature: string,
+    context: { owner: string; memoryCount: number; expectedNonce: number; initialize: boolean },
+  ): Promise<CommitResult> {
+    const deadline = Date.now() + this.confirmTimeoutMs;
+    let delay = POLL_MIN_MS;
+    let lastError: unknown;
+    for (;;) {
+      let status: SignatureStatus | null = null;
+      try {
+        status = (await this.connection.getSignatureStatuses([signature])).value[0] ?? null;
+      } catch (error) {
+        lastError = error;
+      }
+      if (status?.err) {
+        throw this.mapError(status.err, signature, [], context);
+      }
+      if (status && this.reached(status.confirmationStatus)) {
+        return { signature, slot: status.slot, nonce: context.expectedNonce + 1 };
+      }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        throw new ConfirmationTimeoutError(signature, this.confirmTimeoutMs, lastError);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, remaining)));
+      delay = Math.min(delay * 2, POLL_MAX_MS);
+    }
+  }
+
+  private reached(status: string | undefined): boolean {
+    if (
+      this.commitment === "finalized" ||
+      this.commitment === "max" ||
+      this.commitment === "root"
+    ) {
+      return status === "finalized";
+    }
+    if (this.commitment === "processed" || this.commitment === "recent") {
+      return status !== undefined;
+    }
+    return status === "confirmed" || status === "finalized";
+  }
+
+  /** Maps a cluster transaction error of a commit transaction to this package's errors. */
+  private mapError(
+    err: unknown,
+    signature: string | null,
+    logs: readonly string[],
+    context: { owner: string; memoryCount: number; expectedNonce: number; initialize: boolean },
+  ): Error {
+    const custom = customCode(err);
+    const initializeFailed = context.initialize && custom?.index === 0;
+    if (custom && initializeFailed) {
+      if (custom.code === SYSTEM_ACCOUNT_ALREADY_IN_USE || custom.code === ALREADY_INITIALIZED) {
+        return new NonceRaceError(context.owner, context.expectedNonce);
+      }
+      if (custom.code === SYSTEM_RESULT_WITH_NEGATIVE_LAMPORTS) {
+        return new InsufficientFundsError(this.authorityAddress, "cannot pay the account's rent");
+      }
+    }
+    if (custom && !initializeFailed) {
+      switch (custom.code) {
+        case NONCE_MISMATCH:
+          return new NonceRaceError(context.owner, context.expectedNonce);
+        case COUNT_DECREASED:
+          return new CountDecreasedError(context.owner, context.memoryCount);
+        case UNAUTHORIZED:
+          return new UnauthorizedAuthorityError(context.owner, this.authorityAddress);
+      }
+    }
+    if (err === "AccountNotFound" || err === "InsufficientFundsForFee") {
+      return new InsufficientFundsError(this.authorityAddress, "cannot pay the transaction fee");
+    }
+    if ((err as { InsufficientFundsForRent?: unknown } | null)?.InsufficientFundsForRent) {
+      return new InsufficientFundsError(this.authorityAddress, "would fall below rent exemption");
+    }
+    return new TransactionFailedError(err, signature, logs);
+  }
+
+  /**
+   * The authority's balance.
+   * @returns lamports (0 when the account does not exist).
+   * @throws ChainUnavailableError when the RPC read fails.
+   */
+  async authorityBalance(): Promise<number> {
+    try {
+      return await this.connection.getBalance(this.authority.publicKey, this.commitment);
+    } catch (error) {
+      throw new ChainUnavailableError("getBalance", error);
+    }
+  }
+
+  /**
+   * Looks a transaction up by signature.
+   * @returns its slot, time, error, fee and logs, or null when the node does not know it.
+   * @throws ChainUnavailableError when the RPC read fails; TypeError for a malformed signature.
+   */
+  async getTransaction(signature: string): Promise<TransactionSummary | null> {
+    let signatureBytes: Uint8Array;
+    try {
+      signatureBytes = bs58.decode(signature);
+    } catch {
+      signatureBytes = new Uint8Array(0);
+    }
+    if (signatureBytes.length !== 64) {
+      throw new TypeError(`signature must be 64 bytes in base58, got ${JSON.stringify(signature)}`);
+    }
+    const finality: Finality = this.commitment === "finalized" ? "finalized" : "confirmed";
+    let response: Awaited<ReturnType<Connection["getTransaction"]>>;
+    try {
+      response = await this.connection.getTransaction(signature, {
+        commitment: finality,
+        maxSupportedTransactionVersion: 0,
+      });
+    } catch (error) {
+      throw new ChainUnavailableError("getTransaction", error);
+    }
+    if (!response) {
+      return null;
+    }
+    return {
+      signature,
+      slot: response.slot,
+      blockTime: response.blockTime ?? null,
+      err: response.meta?.err ?? null,
+      fee: response.meta?.fee ?? 0,
+      logs: response.meta?.logMessages ?? [],
+    };
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * @svc/chain-commit: the one chain client of the service (CONTRACT §6) — commitment account
+ * reads and commits over standard Solana JSON-RPC (@solana/web3.js) with the program's Anchor IDL,
+ * typed chain errors, the authority keypair file loader, and a keypair-free reader for auditors.
+ * Source: CONTRACT.md §5, §6, §11; packages/chain-commit/README.md.
+ * @module
+ */
+
+export { type CommitmentAccount, commitmentAddress, decodeCommitmentAccount } from "./account.js";
+export {
+  ChainClient,
+  type ChainConfig,
+  type CommitResult,
+  clusterFromRpcUrl,
+  type ReadOptions,
+  readCommitmentFromRpc,
+  type TransactionSummary,
+} from "./client.js";
+export {
+  ChainError,
+  ChainUnavailableError,
+  ConfirmationTimeoutError,
+  CountDecreasedError,
+  InsufficientFundsError,
+  InvalidCommitmentAccountError,
+  KeypairFileError,
+  NonceRaceError,
+  TransactionFailedError,
+  UnauthorizedAuthorityError,
+} from "./errors.js";
+export { loadKeypairFile } from "./keypair.js";
