@@ -1,0 +1,30 @@
+/**
+ * The dependencies of the core API and the typed request context (STYLE §11): `createApp(deps)`
+ * receives real parts (database, config, clock, logger); tests pass a controllable clock.
+ * @module
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AuthContext, Clock } from "@svc/auth";
+import type { Database } from "@svc/db-schema";
+import type { Logger } from "pino";
+import type { Config } from "./env.js";
+
+/** Everything the app needs from outside. */
+export interface AppDeps {
+  readonly db: Database;
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** Hono environment: per-request variables. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    /** Set by the bearer middleware on authenticated routes. */
+    auth: AuthContext;
+  };
+}
+
+/** The app type every route registers on. */
+export type App = OpenAPIHono<AppEnv>;

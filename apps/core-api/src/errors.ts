@@ -1,0 +1,125 @@
+/**
+ * The closed set of error codes of the core API and their HTTP statuses (CONTRACT §1, §2, §3),
+ * mapped in exactly one place; one error handler renders `{ error: { code, message, details? } }`.
+ * @module
+ */
+import { AuthError, type AuthErrorCode } from "@svc/auth";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Logger } from "pino";
+
+/** Every error code the core API emits. */
+export type ErrorCode =
+  | AuthErrorCode
+  | "forbidden"
+  | "session_required"
+  | "not_found"
+  | "conflict"
+  | "gone"
+  | "grant_expired"
+  | "grant_exhausted"
+  | "grant_revoked"
+  | "nothing_matured"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "chain_unavailable"
+  | "database_unavailable"
+  | "internal";
+
+/** The HTTP status of each code. Exhaustive: a new code does not compile without one. */
+export function codeToStatus(code: ErrorCode): ContentfulStatusCode {
+  switch (code) {
+    case "invalid_request":
+    case "invalid_public_key":
+    case "malformed_message":
+      return 400;
+    case "unauthorized":
+    case "nonce_not_found":
+    case "challenge_expired":
+    case "message_mismatch":
+    case "invalid_signature":
+      return 401;
+    case "forbidden":
+    case "session_required":
+      return 403;
+    case "not_found":
+      return 404;
+    case "conflict":
+    case "nothing_matured":
+      return 409;
+    case "gone":
+    case "grant_expired":
+    case "grant_exhausted":
+    case "grant_revoked":
+      return 410;
+    case "payload_too_large":
+      return 413;
+    case "unsupported_media_type":
+      return 415;
+    case "chain_unavailable":
+    case "database_unavailable":
+      return 503;
+    case "internal":
+      return 500;
+  }
+}
+
+/** An error with its CONTRACT code, thrown by routes and services and rendered by onError. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, details?: unknown) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** The JSON body of an error response. */
+export function errorBody(code: ErrorCode, message: string, details?: unknown) {
+  return { error: { code, message, ...(details === undefined ? {} : { details }) } };
+}
+
+/**
+ * The one error handler: typed errors keep their code; HTTP exceptions from middleware (bad
+ * JSON, body limit) map to their codes; anything else is logged with its stack and answered
+ * with a generic 500 that names only the request id.
+ */
+export function handleError(logger: Logger) {
+  return (err: Error, c: Context): Response => {
+    const requestId = c.get("requestId") as string | undefined;
+    if (err instanceof ApiError) {
+      return c.json(errorBody(err.code, err.message, err.details), codeToStatus(err.code));
+    }
+    if (err instanceof AuthError) {
+      return c.json(errorBody(err.code, err.message), codeToStatus(err.code));
+    }
+    if (err instanceof HTTPException) {
+      const code: ErrorCode =
+        err.status === 413
+          ? "payload_too_large"
+          : err.status === 415
+            ? "unsupported_media_type"
+            : "invalid_request";
+      const message = code === "invalid_request" ? "malformed request body" : err.message;
+      return c.json(errorBody(code, message), codeToStatus(code));
+    }
+    if (isDatabaseUnavailable(err)) {
+      logger.error({ requestId, err: { message: err.message } }, "database unavailable");
+      return c.json(errorBody("database_unavailable", "the database is unavailable"), 503);
+    }
+    logger.error({ requestId, err }, "unhandled error");
+    return c.json(
+      errorBody("internal", `internal error (request id ${requestId ?? "unknown"})`),
+      500,
+    );
+  };
+}
+
+function isDatabaseUnavailable(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === "ECONNREFUSED" || code === "CONNECTION_CLOSED" || code === "CONNECT_TIMEOUT";
+}

@@ -1,0 +1,73 @@
+/**
+ * `GET /keys` (spec §4, CONTRACT §3): the caller's keys, newest first, revoked ones included,
+ * cursor-paginated. Never the raw key or its hash.
+ * @module
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { InvalidCursorError, listApiKeys } from "@svc/db-schema";
+import type { App, AppDeps } from "../../context.js";
+import { ApiError } from "../../errors.js";
+import { requireAuth, requireSession } from "../../middleware/bearer.js";
+import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { ApiKeySchema } from "./_schema.js";
+
+const ListSchema = z.object({ items: z.array(ApiKeySchema), nextCursor: z.string().nullable() });
+export type KeysGetResponse = z.infer<typeof ListSchema>;
+
+/** Registers `GET /keys`. */
+export function registerGetKeys(app: App, deps: AppDeps): void {
+  const route = createRoute({
+    method: "get",
+    path: "/keys",
+    tags: ["api keys"],
+    summary: "List the caller's API keys",
+    security: bearerSecurity,
+    middleware: [requireAuth(deps), requireSession()] as const,
+    request: {
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+        cursor: z.string().max(512).optional(),
+      }),
+    },
+    responses: {
+      200: {
+        description: "A page of keys",
+        content: { "application/json": { schema: ListSchema } },
+      },
+      400: errorResponse("invalid_request"),
+      401: errorResponse("unauthorized"),
+      403: errorResponse("session_required"),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const { limit, cursor } = c.req.valid("query");
+    let page: Awaited<ReturnType<typeof listApiKeys>>;
+    try {
+      page = await listApiKeys(deps.db, c.var.auth.userId, {
+        limit,
+        ...(cursor ? { cursor } : {}),
+      });
+    } catch (error) {
+      if (error instanceof InvalidCursorError) {
+        throw new ApiError("invalid_request", "invalid cursor", [
+          { path: ["cursor"], message: "invalid cursor" },
+        ]);
+      }
+      throw error;
+    }
+    return c.json(
+      {
+        items: page.items.map((k) => ({
+          id: k.id,
+          prefix: k.prefix,
+          label: k.label,
+          createdAt: k.createdAt.toISOString(),
+          lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+          revokedAt: k.revokedAt?.toISOString() ?? null,
+        })),
+        nextCursor: page.nextCursor,
+      },
+      200,
+    );
+  });
+}

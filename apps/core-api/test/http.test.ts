@@ -1,0 +1,132 @@
+/**
+ * Cross-cutting HTTP behaviour (CONTRACT §1): error shape, x-request-id, 404/413/415, malformed
+ * JSON, CORS, health, and the OpenAPI document covering every route.
+ */
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "./helpers.js";
+
+let t: TestApp;
+let restricted: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+  restricted = await startTestApp({ env: { CORS_ORIGINS: "https://app.example" } });
+});
+afterAll(async () => {
+  await t.close();
+  await restricted.close();
+});
+
+/** POST on a connection of its own (the server may close it after refusing a large body). */
+function postOnOwnConnection(url: string, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: "POST", agent: false, headers: { "content-type": "application/json" } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("HTTP conventions", () => {
+  it("answers unknown routes with the error shape and a request id", async () => {
+    const res = await fetch(`${t.url}/nope`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("x-request-id")).toMatch(/.+/);
+    expect(await res.json()).toEqual({ error: { code: "not_found", message: "no such route" } });
+  });
+
+  it("keeps a sane incoming x-request-id and replaces an unsafe one", async () => {
+    const kept = await fetch(`${t.url}/healthz`, { headers: { "x-request-id": "abc-123" } });
+    expect(kept.headers.get("x-request-id")).toBe("abc-123");
+    const replaced = await fetch(`${t.url}/healthz`, {
+      headers: { "x-request-id": "a b<script>" },
+    });
+    expect(replaced.headers.get("x-request-id")).not.toBe("a b<script>");
+  });
+
+  it("maps malformed JSON to 400, a non-JSON body to 415 and a 300 KiB body to 413", async () => {
+    const malformed = await fetch(`${t.url}/auth/challenge`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe(
+      "invalid_request",
+    );
+    const text = await fetch(`${t.url}/auth/challenge`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "hi",
+    });
+    expect(text.status).toBe(415);
+    expect(((await text.json()) as { error: { code: string } }).error.code).toBe(
+      "unsupported_media_type",
+    );
+    const big = await postOnOwnConnection(
+      `${t.url}/auth/challenge`,
+      JSON.stringify({ publicKey: "x".repeat(300 * 1024) }),
+    );
+    expect(big.status).toBe(413);
+    expect((JSON.parse(big.body) as { error: { code: string } }).error.code).toBe(
+      "payload_too_large",
+    );
+  });
+
+  it("reflects any origin by default, never with credentials", async () => {
+    const res = await fetch(`${t.url}/healthz`, {
+      headers: { origin: "https://anything.example" },
+    });
+    expect(res.headers.get("access-control-allow-origin")).toBe("https://anything.example");
+    expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+  });
+
+  it("restricts origins when CORS_ORIGINS is set", async () => {
+    const allowed = await fetch(`${restricted.url}/healthz`, {
+      headers: { origin: "https://app.example" },
+    });
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example");
+    const other = await fetch(`${restricted.url}/healthz`, {
+      headers: { origin: "https://evil.example" },
+    });
+    expect(other.headers.get("access-control-allow-origin")).not.toBe("https://evil.example");
+  });
+
+  it("is healthy and ready", async () => {
+    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${t.url}/readyz`)).status).toBe(200);
+  });
+
+  it("documents every registered route in /openapi.json and serves /docs", async () => {
+    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`),
+      ),
+    );
+    const undocumented = new Set(["GET /openapi.json", "GET /docs"]);
+    const registered = t.app.routes
+      .filter((r) => r.method !== "ALL")
+      .map((r) => `${r.method} ${r.path}`)
+      .filter((r) => !undocumented.has(r));
+    expect(registered.length).toBeGreaterThan(5);
+    for (const route of registered) {
+      expect(documented, route).toContain(route);
+    }
+    const docs = await fetch(`${t.url}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("openapi.json");
+  });
+});
