@@ -1,0 +1,113 @@
+/**
+ * Configuration of the anchor service, parsed once at startup with zod (spec §5 "Every
+ * configuration value is validated at startup", §7 "Missing or malformed configuration value → the
+ * process does not start"; CONTRACT §6, §9). Only main.ts reads `process.env`, through
+ * {@link loadEnv}.
+ * @module
+ */
+import { z } from "zod";
+
+// Base58 alphabet (Bitcoin/Solana): 32-byte public keys encode to 32–44 characters.
+const BASE58_PUBKEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** zod error option: "is required" for a missing value, else `message`. */
+function required(message: string) {
+  return {
+    error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : message),
+  };
+}
+
+/** Decimal integer in [min, max], given as a string (environment values are strings). */
+function intVar(min: number, max: number, fallback: number) {
+  return z
+    .string()
+    .regex(/^\d+$/, "must be a non-negative decimal integer")
+    .default(String(fallback))
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+}
+
+/** Schema of the environment variables the anchor service reads. */
+export const EnvSchema = z.object({
+  /** PostgreSQL URL; absent → the embedded PostgreSQL in DATA_DIR (CONTRACT §9). */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  /** Directory of the embedded PostgreSQL (used only without DATABASE_URL). */
+  DATA_DIR: z.string().min(1).default("./.data"),
+  /** Solana JSON-RPC endpoint. Required here: `pnpm start` sets it to the local chain. */
+  CHAIN_RPC_URL: z.url({ protocol: /^https?$/, ...required("must be an http(s) URL") }),
+  /** Program id of the commitment program, base58. */
+  SERVICE_PROGRAM_ID: z
+    .string(required("must be a string"))
+    .regex(BASE58_PUBKEY, "must be a base58 public key"),
+  /** Solana CLI JSON keypair file of the commit authority. */
+  AUTHORITY_KEYPAIR_PATH: z.string(required("must be a file path")).min(1),
+  /** Port of the metrics/health HTTP server (0 = any free port). */
+  ANCHOR_PORT: intVar(0, 65_535, 8789),
+  /** Milliseconds between sweeps (and between lock attempts of a standby). */
+  ANCHOR_INTERVAL_MS: intVar(100, 86_400_000, 30_000),
+  /** Seal a user when this many leaves are pending. */
+  SEAL_MAX_PENDING: intVar(1, 1_000_000, 256),
+  /** Seal a user when the oldest pending leaf is at least this old (ms). */
+  SEAL_MAX_AGE_MS: intVar(0, 86_400_000, 300_000),
+  /** Users committed concurrently within one sweep. */
+  ANCHOR_MAX_IN_FLIGHT: intVar(1, 256, 8),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+/** The validated configuration. */
+export type Env = z.infer<typeof EnvSchema>;
+
+/** A configuration that failed validation; `issues` name each offending variable. */
+export class InvalidEnvError extends Error {
+  readonly issues: readonly { readonly variable: string; readonly message: string }[];
+  constructor(issues: readonly { readonly variable: string; readonly message: string }[]) {
+    super(`invalid configuration: ${issues.map((i) => `${i.variable}: ${i.message}`).join("; ")}`);
+    this.name = "InvalidEnvError";
+    this.issues = issues;
+  }
+}
+
+/**
+ * Validates `source` (usually `process.env`) against {@link EnvSchema}. Empty strings count as
+ * unset, so `VAR=` in a .env file falls back to the default (or fails when required).
+ * @returns the typed configuration with defaults applied.
+ * @throws InvalidEnvError naming every missing or malformed variable.
+ * @example parseEnv({ CHAIN_RPC_URL: "http://127.0.0.1:8899", SERVICE_PROGRAM_ID: "J51i…", AUTHORITY_KEYPAIR_PATH: "./a.json" })
+ */
+export function parseEnv(source: Readonly<Record<string, string | undefined>>): Env {
+  const cleaned = Object.fromEntries(
+    Object.keys(EnvSchema.shape).map((key) => [key, source[key] === "" ? undefined : source[key]]),
+  );
+  const result = EnvSchema.safeParse(cleaned);
+  if (!result.success) {
+    throw new InvalidEnvError(
+      result.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? "(environment)"),
+        message: issue.message,
+      })),
+    );
+  }
+  return result.data;
+}
+
+/**
+ * {@link parseEnv} for a process entry point: on failure prints each offending variable to
+ * stderr and exits with status 1 (spec §7: the process does not start).
+ */
+export function loadEnv(source: Readonly<Record<string, string | undefined>>): Env {
+  try {
+    return parseEnv(source);
+  } catch (error) {
+    if (error instanceof InvalidEnvError) {
+      for (const issue of error.issues) {
+        process.stderr.write(`anchor-service: ${issue.variable}: ${issue.message}\n`);
+      }
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * `@svc/anchor-service`: the sweep that anchors each user's Merkle root on chain, its leader-locked
+ * worker loop, metrics and HTTP surface (spec §1, §3, §7, §8; CONTRACT §6). `main.ts` wires them.
+ * @module
+ */
+export { type AppDeps, createApp } from "./app.js";
+export type { AnchorChain } from "./chain.js";
+export { type Env, EnvSchema, InvalidEnvError, loadEnv, parseEnv } from "./env.js";
+export { ANCHOR_LOCK_KEY, createLeaderLock, type LeaderLock } from "./leader-lock.js";
+export {
+  type AnchorMetrics,
+  type CommitOutcome,
+  createMetrics,
+  type IntegrityKind,
+  type MetricsDeps,
+} from "./metrics.js";
+export {
+  runSweep,
+  type SweepConfig,
+  type SweepDeps,
+  type SweepReport,
+  type UserOutcome,
+} from "./sweep.js";
+export { type AnchorWorker, startWorker, type WorkerOptions } from "./worker.js";

@@ -1,0 +1,97 @@
+/**
+ * Entry point of the anchor service (`tsx apps/anchor-service/src/main.ts`): configuration →
+ * database (the embedded PostgreSQL when DATABASE_URL is unset) → migrations → chain client →
+ * metrics server and the anchor worker (CONTRACT §6, §9; spec §8). SIGINT/SIGTERM finish the
+ * running sweep, release the leader lock and close everything.
+ * @module
+ */
+import { serve } from "@hono/node-server";
+import { ChainClient, loadKeypairFile } from "@svc/chain-commit";
+import { createDatabase, migrateDatabase, resolveDatabaseUrl } from "@svc/db-schema";
+import { pino } from "pino";
+import { createApp } from "./app.js";
+import { loadEnv } from "./env.js";
+import { createLeaderLock } from "./leader-lock.js";
+import { createMetrics } from "./metrics.js";
+import { runSweep } from "./sweep.js";
+import { startWorker } from "./worker.js";
+
+const env = loadEnv(process.env);
+const logger = pino({
+  level: env.LOG_LEVEL,
+  base: { service: "anchor-service", pid: process.pid },
+});
+
+let authority: ReturnType<typeof loadKeypairFile>;
+try {
+  authority = loadKeypairFile(env.AUTHORITY_KEYPAIR_PATH);
+} catch (error) {
+  process.stderr.write(`anchor-service: AUTHORITY_KEYPAIR_PATH: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+
+let chain: ChainClient;
+try {
+  chain = new ChainClient({
+    rpcUrl: env.CHAIN_RPC_URL,
+    programId: env.SERVICE_PROGRAM_ID,
+    authority,
+  });
+} catch (error) {
+  process.stderr.write(`anchor-service: SERVICE_PROGRAM_ID: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+
+const database = await resolveDatabaseUrl({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR });
+await migrateDatabase(database.url);
+const handle = createDatabase({ url: database.url });
+const metrics = createMetrics({ db: handle.db, intervalMs: env.ANCHOR_INTERVAL_MS });
+const server = serve({
+  fetch: createApp({ db: handle.db, metrics }).fetch,
+  port: env.ANCHOR_PORT,
+  hostname: "0.0.0.0",
+});
+server.once("listening", () => {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : env.ANCHOR_PORT;
+  logger.info(
+    { port, authority: chain.authorityAddress },
+    "anchor service listening (metrics, health)",
+  );
+});
+
+const worker = startWorker({
+  lock: createLeaderLock(database.url),
+  intervalMs: env.ANCHOR_INTERVAL_MS,
+  logger,
+  metrics,
+  sweep: () =>
+    runSweep({
+      db: handle.db,
+      chain,
+      logger,
+      metrics,
+      config: {
+        sealMaxPending: env.SEAL_MAX_PENDING,
+        sealMaxAgeMs: env.SEAL_MAX_AGE_MS,
+        maxInFlight: env.ANCHOR_MAX_IN_FLIGHT,
+      },
+    }),
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) {
+    return;
+  }
+  stopping = true;
+  logger.info({ signal }, "stopping: finishing the running sweep");
+  await worker.stop();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await handle.close();
+  await database.close();
+  logger.info("stopped");
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -1,0 +1,385 @@
+/**
+ * One anchor sweep (spec §1 "A separate anchor service periodically commits the log root", §3
+ * Memory and Commit batch transitions, §7 "Chain read that fails … treated as unknown, never as
+ * zero", §8 operational requirements; CONTRACT §6): seal every user whose pending leaves reached
+ * SEAL_MAX_PENDING or whose oldest pending leaf reached SEAL_MAX_AGE_MS, and commit each sealed
+ * user's current root to their commitment account, at most ANCHOR_MAX_IN_FLIGHT users at a time.
+ * Memories are marked anchored only in the same transaction that records the confirmed batch and
+ * its checkpoint, so a crash or a chain failure at any point never marks a memory anchored that
+ * no confirmed commit covers.
+ * @module
+ */
+import {
+  ChainError,
+  ChainUnavailableError,
+  ConfirmationTimeoutError,
+  CountDecreasedError,
+  InvalidCommitmentAccountError,
+  UnauthorizedAuthorityError,
+} from "@svc/chain-commit";
+import {
+  checkTree,
+  type Database,
+  getLeafCount,
+  getTree,
+  insertAnchoredCheckpoint,
+  insertSubmittedBatch,
+  listUsersWithPendingLeaves,
+  markAnchored,
+  markBatchConfirmed,
+  markBatchFailed,
+  type PendingUser,
+  rebuildTree,
+  rootAtSize,
+  TreeCorruptError,
+} from "@svc/db-schema";
+import { type Hash, MissingNodeError, toHex } from "@svc/merkle-log";
+import type { Logger } from "pino";
+import type { AnchorChain } from "./chain.js";
+import type { AnchorMetrics, CommitOutcome, IntegrityKind } from "./metrics.js";
+
+/** Seal policy and concurrency (CONTRACT §6 defaults: 256 leaves, 300 000 ms; 8 in flight). */
+export interface SweepConfig {
+  /** Seal a user when at least this many leaves are pending. */
+  readonly sealMaxPending: number;
+  /** Seal a user when the oldest pending leaf is at least this old, ms. */
+  readonly sealMaxAgeMs: number;
+  /** Users anchored concurrently. */
+  readonly maxInFlight: number;
+}
+
+/** Dependencies of {@link runSweep}. */
+export interface SweepDeps {
+  readonly db: Database;
+  readonly chain: AnchorChain;
+  readonly config: SweepConfig;
+  readonly logger: Logger;
+  /** Clock, ms since the epoch (default Date.now); drives the age policy. */
+  readonly now?: () => number;
+  /** Updated when given. */
+  readonly metrics?: AnchorMetrics;
+}
+
+/** What happened to one sealed user. */
+export interface UserOutcome {
+  readonly userId: string;
+  readonly outcome: CommitOutcome;
+  /** Why it failed, timed out or was skipped; absent when confirmed. */
+  readonly reason?: string;
+  /** Tree size committed or attempted. */
+  readonly treeSize?: number;
+  /** The commitment nonce after a confirmed commit. */
+  readonly nonce?: number;
+  /** The confirmed transaction's signature. */
+  readonly signature?: string;
+}
+
+/** Summary of one sweep. */
+export interface SweepReport {
+  /** Users that had pending leaves. */
+  readonly pending: number;
+  /** Users the seal policy selected. */
+  readonly sealed: number;
+  /** Commits confirmed (memories marked anchored). */
+  readonly committed: number;
+  /** Batches marked failed (nonce race, refused by the chain, send failed). */
+  readonly failed: number;
+  /** Users skipped (chain read failed, integrity finding, nothing to commit). */
+  readonly skipped: number;
+  /** Commits whose confirmation timed out (batch left submitted). */
+  readonly timedOut: number;
+  readonly durationMs: number;
+  /** One entry per sealed user. */
+  readonly outcomes: readonly UserOutcome[];
+}
+
+/**
+ * Runs one sweep: lists users with pending leaves, applies the seal policy by the injected clock
+ * (count ≥ sealMaxPending, or oldest pending age ≥ sealMaxAgeMs), and anchors each sealed user
+ * with bounded concurrency. Per user:
+ * 1. read the commitment account; a failed read skips the user (unknown, never zero);
+ * 2. refuse an account whose authority is not ours (first-initializer caveat);
+ * 3. make sure the persisted tree is sound (rebuild it from the leaves when missing or drifted);
+ * 4. refuse when the chain holds more leaves than the local log (`shortened_log`), or a root at
+ *    the on-chain size that the local log does not have (`root_conflict`);
+ * 5. record a `submitted` batch (tree size, root, expected nonce = on-chain nonce, 0 if absent)
+ *    and commit;
+ * 6. confirmed → ONE transaction: memories with leaf index < size anchored, checkpoint inserted,
+ *    batch `confirmed`; outcome unknown (confirmation timeout, or the RPC failed after the
+ *    transaction was sent) → stays `submitted`; nonce race, count decreased (also reported),
+ *    unauthorized (reported), insufficient funds, or a send that failed before reaching the chain
+ *    → `failed`, the error's code and message stored in the batch.
+ * Errors of one user never abort the others. The sweep itself throws only when the pending-user
+ * listing fails (database unreachable).
+ * @returns the {@link SweepReport}.
+ * @throws RangeError on a malformed config; the database error of the pending-user listing.
+ */
+export async function runSweep(deps: SweepDeps): Promise<SweepReport> {
+  const { config, metrics } = deps;
+  assertConfig(config);
+  const now = deps.now ?? Date.now;
+  const started = performance.now();
+  await refreshBalance(deps);
+
+  const pending = await listUsersWithPendingLeaves(deps.db);
+  const at = now();
+  const sealed = pending.filter(
+    (user) =>
+      user.count >= config.sealMaxPending ||
+      (user.oldestCreatedAt !== null && at - user.oldestCreatedAt.getTime() >= config.sealMaxAgeMs),
+  );
+
+  const outcomes = await mapLimit(sealed, config.maxInFlight, (user) =>
+    anchorUser(deps, user).catch((error: unknown): UserOutcome => {
+      // A database error mid-way: nothing was marked anchored (that happens only in the final
+      // transaction); a batch already recorded stays submitted and the next sweep re-commits.
+      deps.logger.error({ err: error, userId: user.userId }, "anchoring the user failed");
+      return { userId: user.userId, outcome: "skipped", reason: "internal_error" };
+    }),
+  );
+  const count = (outcome: CommitOutcome) => outcomes.filter((o) => o.outcome === outcome).length;
+  const durationMs = performance.now() - started;
+  if (metrics) {
+    metrics.sweepDuration.observe(durationMs / 1000);
+    metrics.usersSealed.set(sealed.length);
+    metrics.sweeps.inc();
+    metrics.lastSweep.set(now() / 1000);
+    for (const o of outcomes) {
+      metrics.commits.inc({ outcome: o.outcome });
+    }
+  }
+  return {
+    pending: pending.length,
+    sealed: sealed.length,
+    committed: count("confirmed"),
+    failed: count("failed"),
+    skipped: count("skipped"),
+    timedOut: count("timeout"),
+    durationMs,
+    outcomes,
+  };
+}
+
+function assertConfig(config: SweepConfig): void {
+  const checks: [keyof SweepConfig, number][] = [
+    ["sealMaxPending", 1],
+    ["sealMaxAgeMs", 0],
+    ["maxInFlight", 1],
+  ];
+  for (const [key, min] of checks) {
+    const value = config[key];
+    if (!Number.isSafeInteger(value) || value < min) {
+      throw new RangeError(`config.${key} must be an integer >= ${min}, got ${value}`);
+    }
+  }
+}
+
+/** Refreshes the authority balance gauge; a failed read leaves the last value and is counted. */
+async function refreshBalance(deps: SweepDeps): Promise<void> {
+  if (!deps.metrics) {
+    return;
+  }
+  try {
+    deps.metrics.authorityBalance.set(Number(await deps.chain.authorityBalance()));
+  } catch (error) {
+    deps.metrics.chainReadFailures.inc({ op: "balance" });
+    deps.logger.warn({ err: error }, "authority balance read failed (unknown, not zero)");
+  }
+}
+
+/** Anchors one sealed user; chain errors become outcomes, database errors reject. */
+async function anchorUser(deps: SweepDeps, user: PendingUser): Promise<UserOutcome> {
+  const { db, chain, logger, metrics } = deps;
+  const log = logger.child({ userId: user.userId, owner: user.ownerPubkey });
+  const skipped = (reason: string): UserOutcome => ({
+    userId: user.userId,
+    outcome: "skipped",
+    reason,
+  });
+  const report = (kind: IntegrityKind, message: string, details: object): void => {
+    metrics?.integrityReports.inc({ kind });
+    log.error({ kind, ...details }, message);
+  };
+
+  let account: Awaited<ReturnType<AnchorChain["readCommitment"]>>;
+  try {
+    account = await chain.readCommitment(user.ownerPubkey);
+  } catch (error) {
+    if (error instanceof InvalidCommitmentAccountError) {
+      report("invalid_account", "the commitment address holds a foreign account", {
+        err: error,
+      });
+      return skipped("invalid_account");
+    }
+    metrics?.chainReadFailures.inc({ op: "commitment" });
+    log.warn({ err: error }, "commitment read failed: user skipped this sweep (unknown, not zero)");
+    return skipped(error instanceof ChainUnavailableError ? "chain_unavailable" : "read_failed");
+  }
+  if (account && account.authority !== chain.authorityAddress) {
+    report("foreign_authority", "commitment account belongs to another authority; not committing", {
+      account: account.address,
+      authority: account.authority,
+    });
+    return skipped("foreign_authority");
+  }
+
+  let tree: { size: number; root: Hash };
+  try {
+    tree = await soundTree(deps, user.userId, (reasons) =>
+      report("tree_drift", "persisted tree drifted from its leaves; rebuilt", { reasons }),
+    );
+  } catch (error) {
+    if (error instanceof TreeCorruptError) {
+      report("log_corrupt", "leaf indices are not contiguous; operator repair needed", {
+        reason: error.reason,
+      });
+      return skipped("log_corrupt");
+    }
+    log.error({ err: error }, "tree check failed: user skipped this sweep");
+    return skipped("tree_unavailable");
+  }
+
+  const onChainCount = account ? account.memoryCount : 0;
+  if (onChainCount > tree.size) {
+    report("shortened_log", "the chain holds more leaves than the local log; not committing", {
+      onChainCount,
+      localSize: tree.size,
+    });
+    return skipped("shortened_log");
+  }
+  if (account && onChainCount > 0) {
+    const localRoot = await rootAtSize(db, user.userId, onChainCount);
+    if (toHex(localRoot) !== toHex(account.root)) {
+      report("root_conflict", "the local log's root at the on-chain size differs; not committing", {
+        onChainCount,
+        onChainRoot: toHex(account.root),
+        localRoot: toHex(localRoot),
+      });
+      return skipped("root_conflict");
+    }
+  }
+  if (tree.size === 0) {
+    return skipped("empty_log");
+  }
+
+  const expectedNonce = account ? account.nonce : 0;
+  const batch = await insertSubmittedBatch(db, {
+    userId: user.userId,
+    treeSize: tree.size,
+    root: tree.root,
+    expectedNonce,
+  });
+  const attempt = { batchId: batch.id, treeSize: tree.size, expectedNonce };
+  let result: Awaited<ReturnType<AnchorChain["commit"]>>;
+  try {
+    result = await chain.commit(user.ownerPubkey, tree.root, tree.size, expectedNonce);
+  } catch (error) {
+    if (
+      error instanceof ConfirmationTimeoutError ||
+      (error instanceof ChainUnavailableError && error.signature !== null)
+    ) {
+      // The transaction may have landed: its outcome is unknown, so the batch stays submitted
+      // (stuck) and the next sweep's root subsumes it (spec §3).
+      log.warn({ ...attempt, err: error }, "commit outcome unknown; batch left submitted");
+      return { userId: user.userId, outcome: "timeout", reason: (error as ChainError).code };
+    }
+    // Refused by the chain, or failed before reaching it: the batch failed.
+    const reason = error instanceof ChainError ? error.code : "send_failed";
+    await markBatchFailed(db, user.userId, batch.id, `${reason}: ${(error as Error).message}`);
+    if (error instanceof CountDecreasedError) {
+      report("count_decreased", "the chain refused a shortened log (count decreased)", attempt);
+    } else if (error instanceof UnauthorizedAuthorityError) {
+      report("unauthorized", "the chain refused the authority's signature", attempt);
+    } else {
+      log.warn({ ...attempt, err: error }, `commit failed (${reason}); batch failed`);
+    }
+    return { userId: user.userId, outcome: "failed", reason, treeSize: tree.size };
+  }
+
+  await db.transaction(async (tx) => {
+    await markAnchored(tx, user.userId, tree.size);
+    await insertAnchoredCheckpoint(tx, {
+      userId: user.userId,
+      treeSize: tree.size,
+      root: tree.root,
+      nonce: result.nonce,
+      signature: result.signature,
+      slot: result.slot,
+    });
+    await markBatchConfirmed(tx, user.userId, batch.id, result.signature);
+  });
+  log.info(
+    { ...attempt, nonce: result.nonce, signature: result.signature },
+    "anchored the user's root",
+  );
+  return {
+    userId: user.userId,
+    outcome: "confirmed",
+    treeSize: tree.size,
+    nonce: result.nonce,
+    signature: result.signature,
+  };
+}
+
+/**
+ * The user's tree size and root, after making sure the persisted tree matches its leaves.
+ * Cheap checks first, O(log n) in one repeatable-read snapshot (so a concurrent append cannot look
+ * like drift): the tree row exists, its size equals the leaf count, and the node store's root at
+ * that size equals the row's root. Only when one fails does the full O(n) checkTree run; a
+ * confirmed drift is repaired by rebuildTree (the one O(n) path, spec §2).
+ * @throws TreeCorruptError when the leaf indices are not contiguous.
+ */
+async function soundTree(
+  deps: SweepDeps,
+  userId: string,
+  onDrift: (reasons: string[]) => void,
+): Promise<{ size: number; root: Hash }> {
+  const { db } = deps;
+  const sound = await db.transaction(
+    async (tx) => {
+      const tree = await getTree(tx, userId);
+      if (!tree || tree.size !== (await getLeafCount(tx, userId))) {
+        return null;
+      }
+      try {
+        const root = await rootAtSize(tx, userId, tree.size);
+        return toHex(root) === toHex(tree.root) ? { size: tree.size, root: tree.root } : null;
+      } catch (error) {
+        if (error instanceof MissingNodeError) {
+          return null;
+        }
+        throw error;
+      }
+    },
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
+  if (sound) {
+    return sound;
+  }
+  const check = await checkTree(db, userId);
+  if (!check.drifted && check.persistedSize !== null) {
+    return { size: check.size, root: check.recomputedRoot };
+  }
+  onDrift(check.reasons);
+  const rebuilt = await rebuildTree(db, userId);
+  deps.metrics?.treeRebuilds.inc();
+  return { size: rebuilt.size, root: rebuilt.root };
+}
+
+/** Maps `items` through `fn` with at most `limit` calls in flight; results in input order. */
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}

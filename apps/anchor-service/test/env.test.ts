@@ -1,0 +1,94 @@
+/**
+ * Configuration (spec §5 "Every configuration value is validated at startup", §7 "Missing or
+ * malformed configuration value → the process does not start"; CONTRACT §9): defaults, every
+ * offending variable named, and main.ts exiting 1 before touching anything.
+ */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { InvalidEnvError, parseEnv } from "../src/env.js";
+
+const valid = {
+  CHAIN_RPC_URL: "http://127.0.0.1:8899",
+  SERVICE_PROGRAM_ID: "J51ibhpr3HHMXSvELsAC5jeB6R9ik3KR4fCYTEZdGYvz",
+  AUTHORITY_KEYPAIR_PATH: "/tmp/authority.json",
+};
+
+function issues(source: Record<string, string | undefined>): Record<string, string> {
+  try {
+    parseEnv(source);
+  } catch (error) {
+    if (error instanceof InvalidEnvError) {
+      return Object.fromEntries(error.issues.map((i) => [i.variable, i.message]));
+    }
+    throw error;
+  }
+  return {};
+}
+
+describe("parseEnv", () => {
+  it("applies the documented defaults", () => {
+    expect(parseEnv(valid)).toEqual({
+      ...valid,
+      DATA_DIR: "./.data",
+      ANCHOR_PORT: 8789,
+      ANCHOR_INTERVAL_MS: 30_000,
+      SEAL_MAX_PENDING: 256,
+      SEAL_MAX_AGE_MS: 300_000,
+      ANCHOR_MAX_IN_FLIGHT: 8,
+      LOG_LEVEL: "info",
+    });
+  });
+
+  it("treats an empty value as unset", () => {
+    expect(parseEnv({ ...valid, DATABASE_URL: "", SEAL_MAX_PENDING: "" }).SEAL_MAX_PENDING).toBe(
+      256,
+    );
+  });
+
+  it("names every missing required variable", () => {
+    expect(issues({})).toEqual({
+      AUTHORITY_KEYPAIR_PATH: "is required",
+      CHAIN_RPC_URL: "is required",
+      SERVICE_PROGRAM_ID: "is required",
+    });
+  });
+
+  it.each([
+    ["DATABASE_URL", "mysql://x"],
+    ["CHAIN_RPC_URL", "ftp://x"],
+    ["CHAIN_RPC_URL", "not a url"],
+    ["SERVICE_PROGRAM_ID", "0OIl"],
+    ["ANCHOR_PORT", "70000"],
+    ["ANCHOR_INTERVAL_MS", "10"],
+    ["ANCHOR_INTERVAL_MS", "1e3"],
+    ["SEAL_MAX_PENDING", "0"],
+    ["SEAL_MAX_AGE_MS", "-5"],
+    ["ANCHOR_MAX_IN_FLIGHT", "3.5"],
+    ["LOG_LEVEL", "loud"],
+  ])("rejects %s=%s naming it", (variable, value) => {
+    expect(Object.keys(issues({ ...valid, [variable]: value }))).toEqual([variable]);
+  });
+});
+
+describe("main.ts", () => {
+  const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+  const start = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ["--import", "tsx", main], {
+      env: { PATH: process.env.PATH, ...env },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+
+  it("exits 1 naming the malformed variable, before opening any connection", () => {
+    const run = start({ ...valid, SEAL_MAX_PENDING: "many" });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("SEAL_MAX_PENDING");
+  });
+
+  it("exits 1 naming AUTHORITY_KEYPAIR_PATH when the keypair file is unreadable", () => {
+    const run = start({ ...valid, AUTHORITY_KEYPAIR_PATH: "/nonexistent/authority.json" });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("AUTHORITY_KEYPAIR_PATH");
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * Reading a commitment account straight from a Solana JSON-RPC endpoint, without the memory API
+ * (CONTRACT §5 "a CLI command that reads the commitment account straight from a chain RPC"):
+ * the PDA derivation (seeds `["commitment", owner]`, CONTRACT §6), one `getAccountInfo` call, and
+ * the 121-byte account layout (CONTRACT §11: 8-byte Anchor discriminator, authority, owner, root,
+ * memoryCount u64 LE, nonce u64 LE, bump). Kept self-contained so an auditor can read it whole.
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { PublicKey } from "@solana/web3.js";
+
+/** UTF-8 first seed of a commitment PDA. */
+const COMMITMENT_SEED = "commitment";
+/** Account size: discriminator 8 + authority 32 + owner 32 + root 32 + count 8 + nonce 8 + bump 1. */
+const ACCOUNT_SIZE = 121;
+/** Anchor account discriminator: sha256("account:Commitment")[..8]. */
+const DISCRIMINATOR = createHash("sha256").update("account:Commitment").digest().subarray(0, 8);
+
+/** A commitment account as read from the chain. */
+export interface OnChainCommitment {
+  /** The account address (the PDA), base58. */
+  readonly account: string;
+  /** The program that owns the account, base58. */
+  readonly programId: string;
+  /** The key allowed to commit, base58. */
+  readonly authority: string;
+  /** The wallet whose log is committed, base58. */
+  readonly owner: string;
+  /** The committed Merkle root, lowercase hex. */
+  readonly root: string;
+  /** Tree size of the committed root. */
+  readonly memoryCount: number;
+  /** Number of commits so far. */
+  readonly nonce: number;
+}
+
+/** The chain RPC could not be read (network, HTTP or JSON-RPC error): the result is unknown. */
+export class ChainReadError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ChainReadError";
+  }
+}
+
+/** Account data that is not a commitment account (wrong size, discriminator or program). */
+export class InvalidAccountError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidAccountError";
+  }
+}
+
+/**
+ * The commitment PDA of `owner` under `programId`: `findProgramAddress(["commitment", owner
+ * bytes], programId)` (CONTRACT §6).
+ * @param owner base58 wallet public key.
+ * @param programId base58 program id.
+ * @returns the address, base58.
+ * @throws Error from @solana/web3.js when a key is not valid base58 of 32 bytes.
+ */
+export function commitmentAddress(owner: string, programId: string): string {
+  const [address] = PublicKey.findProgramAddressSync(
+    [Buffer.from(COMMITMENT_SEED, "utf8"), new PublicKey(owner).toBuffer()],
+    new PublicKey(programId),
+  );
+  return address.toBase58();
+}
+
+/**
+ * Decodes commitment account data (CONTRACT §11).
+ * @throws InvalidAccountError on a wrong size or discriminator.
+ */
+export function decodeCommitmentAccount(
+  data: Uint8Array,
+  account: string,
+  programId: string,
+): OnChainCommitment {
+  if (data.length !== ACCOUNT_SIZE) {
+    throw new InvalidAccountError(`account data is ${data.length} bytes, not ${ACCOUNT_SIZE}`);
+  }
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.length);
+  if (!bytes.subarray(0, 8).equals(DISCRIMINATOR)) {
+    throw new InvalidAccountError("account discriminator is not sha256('account:Commitment')");
+  }
+  const count = bytes.readBigUInt64LE(104);
+  const nonce = bytes.readBigUInt64LE(112);
+  if (count > BigInt(Number.MAX_SAFE_INTEGER) || nonce > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new InvalidAccountError("memoryCount or nonce exceeds 2^53 - 1");
+  }
+  return {
+    account,
+    programId,
+    authority: new PublicKey(bytes.subarray(8, 40)).toBase58(),
+    owner: new PublicKey(bytes.subarray(40, 72)).toBase58(),
+    root: bytes.subarray(72, 104).toString("hex"),
+    memoryCount: Number(count),
+    nonce: Number(nonce),
+  };
+}
+
+/** Options of {@link readCommitmentAccount}. */
+export interface ReadAccountOptions {
+  /** RPC commitment level of the read; default "confirmed". */
+  readonly commitment?: "processed" | "confirmed" | "finalized";
+  /** fetch implementation (default the global fetch). */
+  readonly fetch?: typeof fetch;
+  /** Request timeout in ms; default 15 000. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Reads and decodes the commitment account at `account` with one JSON-RPC `getAccountInfo`
+ * (base64 encoding).
+ * @returns the decoded account, or null when no account exists at that address.
+ * @throws ChainReadError when the RPC cannot be reached or answers with an error (unknown, never
+ *   "absent").
+ * @throws InvalidAccountError when the account is not owned by `programId` or is not a
+ *   commitment account.
+ */
+export async function readCommitmentAccount(
+  rpcUrl: string,
+  account: string,
+  programId: string,
+  options: ReadAccountOptions = {},
+): Promise<OnChainCommitment | null> {
+  const fetchImpl = options.fetch ?? fetch;
+  let body: unknown;
+  try {
+    const res = await fetchImpl(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "getAccountInfo",
+        params: [account, { encoding: "base64", commitment: options.commitment ?? "confirmed" }],
+      }),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+    });
+    if (!res.ok) {
+      throw new ChainReadError(`RPC answered HTTP ${res.status}`);
+    }
+    body = await res.json();
+  } catch (error) {
+    if (error instanceof ChainReadError) {
+      throw error;
+    }
+    throw new ChainReadError(`RPC request failed: ${(error as Error).message}`, { cause: error });
+  }
+  const reply = body as {
+    error?: { message?: string };
+    result?: { value: { data: [string, string]; owner: string } | null };
+  };
+  if (reply.error || !reply.result) {
+    throw new ChainReadError(`RPC error: ${reply.error?.message ?? "no result"}`);
+  }
+  const value = reply.result.value;
+  if (value === null) {
+    return null;
+  }
+  if (value.owner !== programId) {
+    throw new InvalidAccountError(`account is owned by ${value.owner}, not by ${programId}`);
+  }
+  const data = Buffer.from(value.data[0], "base64");
+  return decodeCommitmentAccount(data, account, programId);
+}

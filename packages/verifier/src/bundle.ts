@@ -1,0 +1,191 @@
+/**
+ * The proof bundle of CONTRACT §5 (`GET /memories/:id/proof`), and the memory objects of
+ * capability grants that carry it nested as `proof` (CONTRACT §11), checked field by field before
+ * anything is hashed. Hashes are lowercase hex, `salt` standard base64 (RFC 4648 §4).
+ * @module
+ */
+import type { LeafData } from "./leaf.js";
+
+/** `checkpoint` of a bundle: the latest anchored tree size and root. */
+export interface BundleCheckpoint {
+  readonly treeSize: number;
+  readonly rootHash: string;
+}
+
+/** `anchor` of a bundle: where the checkpoint was committed. */
+export interface BundleAnchor {
+  readonly cluster: string;
+  readonly programId: string;
+  /** The owner's commitment PDA, base58. */
+  readonly account: string;
+  readonly memoryCount: number;
+  /** The account's nonce after that commit. */
+  readonly nonce: number;
+  /** The commit transaction's signature, base58. */
+  readonly signature: string;
+}
+
+/** A proof bundle (CONTRACT §5). `checkpoint`, `inclusionProof`, `anchor` are null until anchored. */
+export interface ProofBundle {
+  readonly memoryId: string;
+  readonly leafIndex: number;
+  readonly leafHash: string;
+  readonly leafData: LeafData;
+  /** The memory's salt, standard base64. */
+  readonly salt: string;
+  readonly anchored: boolean;
+  readonly checkpoint: BundleCheckpoint | null;
+  readonly inclusionProof: readonly string[] | null;
+  readonly anchor: BundleAnchor | null;
+}
+
+/** A bundle and the memory content that came with it (a grant's memory object), if any. */
+export interface ParsedInput {
+  readonly bundle: ProofBundle;
+  readonly content: string | null;
+}
+
+/** Input that is not a proof bundle; `field` names the first offending field. */
+export class BundleFormatError extends Error {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.name = "BundleFormatError";
+    this.field = field;
+  }
+}
+
+const HEX32 = /^[0-9a-f]{64}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(obj: Json, key: string, path: string): string {
+  const value = obj[key];
+  if (typeof value !== "string" || value.length === 0) {
+    throw new BundleFormatError(`${path}${key}`, "must be a non-empty string");
+  }
+  return value;
+}
+
+function int(obj: Json, key: string, path: string): number {
+  const value = obj[key];
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw new BundleFormatError(`${path}${key}`, "must be a non-negative integer");
+  }
+  return value;
+}
+
+function hex32(obj: Json, key: string, path: string): string {
+  const value = str(obj, key, path);
+  if (!HEX32.test(value)) {
+    throw new BundleFormatError(`${path}${key}`, "must be 64 lowercase hex characters");
+  }
+  return value;
+}
+
+function parseLeafData(value: unknown): LeafData {
+  if (!isObject(value)) {
+    throw new BundleFormatError("leafData", "must be an object");
+  }
+  if (value.v !== 1) {
+    throw new BundleFormatError("leafData.v", "must be 1");
+  }
+  if (!isObject(value.metadata)) {
+    throw new BundleFormatError("leafData.metadata", "must be an object");
+  }
+  const extra = Object.keys(value).filter(
+    (k) => !["v", "memoryId", "owner", "createdAt", "metadata", "contentHash"].includes(k),
+  );
+  if (extra.length > 0) {
+    throw new BundleFormatError(`leafData.${extra[0]}`, "is not a leaf field");
+  }
+  return {
+    v: 1,
+    memoryId: str(value, "memoryId", "leafData."),
+    owner: str(value, "owner", "leafData."),
+    createdAt: str(value, "createdAt", "leafData."),
+    metadata: value.metadata,
+    contentHash: hex32(value, "contentHash", "leafData."),
+  };
+}
+
+function parseBundle(value: Json): ProofBundle {
+  const salt = str(value, "salt", "");
+  if (!BASE64.test(salt)) {
+    throw new BundleFormatError("salt", "must be standard base64");
+  }
+  if (typeof value.anchored !== "boolean") {
+    throw new BundleFormatError("anchored", "must be a boolean");
+  }
+  let checkpoint: BundleCheckpoint | null = null;
+  if (value.checkpoint !== null && value.checkpoint !== undefined) {
+    if (!isObject(value.checkpoint)) {
+      throw new BundleFormatError("checkpoint", "must be an object or null");
+    }
+    checkpoint = {
+      treeSize: int(value.checkpoint, "treeSize", "checkpoint."),
+      rootHash: hex32(value.checkpoint, "rootHash", "checkpoint."),
+    };
+  }
+  let inclusionProof: string[] | null = null;
+  if (value.inclusionProof !== null && value.inclusionProof !== undefined) {
+    if (!Array.isArray(value.inclusionProof)) {
+      throw new BundleFormatError("inclusionProof", "must be an array or null");
+    }
+    inclusionProof = value.inclusionProof.map((node, i) => {
+      if (typeof node !== "string" || !HEX32.test(node)) {
+        throw new BundleFormatError(`inclusionProof[${i}]`, "must be 64 lowercase hex characters");
+      }
+      return node;
+    });
+  }
+  let anchor: BundleAnchor | null = null;
+  if (value.anchor !== null && value.anchor !== undefined) {
+    if (!isObject(value.anchor)) {
+      throw new BundleFormatError("anchor", "must be an object or null");
+    }
+    anchor = {
+      cluster: str(value.anchor, "cluster", "anchor."),
+      programId: str(value.anchor, "programId", "anchor."),
+      account: str(value.anchor, "account", "anchor."),
+      memoryCount: int(value.anchor, "memoryCount", "anchor."),
+      nonce: int(value.anchor, "nonce", "anchor."),
+      signature: str(value.anchor, "signature", "anchor."),
+    };
+  }
+  return {
+    memoryId: str(value, "memoryId", ""),
+    leafIndex: int(value, "leafIndex", ""),
+    leafHash: hex32(value, "leafHash", ""),
+    leafData: parseLeafData(value.leafData),
+    salt,
+    anchored: value.anchored,
+    checkpoint,
+    inclusionProof,
+    anchor,
+  };
+}
+
+/**
+ * Reads verifier input: a proof bundle (`GET /memories/:id/proof`), or a memory object with the
+ * bundle nested as `proof` (a capability grant's memory). A top-level string `content` is the
+ * memory's plaintext, checked against the leaf's content hash.
+ * @returns the bundle and the accompanying content (null when absent).
+ * @throws BundleFormatError naming the first missing or malformed field.
+ */
+export function parseInput(value: unknown): ParsedInput {
+  if (!isObject(value)) {
+    throw new BundleFormatError("(input)", "must be a JSON object");
+  }
+  const content = value.content;
+  if (content !== undefined && content !== null && typeof content !== "string") {
+    throw new BundleFormatError("content", "must be a string");
+  }
+  const bundle = parseBundle(isObject(value.proof) ? value.proof : value);
+  return { bundle, content: content ?? null };
+}

@@ -1,0 +1,118 @@
+/**
+ * `svc-verify`: the auditor's command line over {@link verifyBundle} (CONTRACT §5 "a CLI command
+ * that reads the commitment account straight from a chain RPC, not from this API").
+ * Prints `VERIFIED` or `NOT VERIFIED: <reason>` (then one explanatory line); exit status 0
+ * verified, 1 not verified, 2 usage error (bad flags, unreadable or non-JSON input).
+ * @module
+ */
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { verifyBundle } from "./verify.js";
+
+/** Usage text printed on a usage error and for `--help`. */
+export const USAGE = `usage: svc-verify --rpc <url> [--program-id <base58>] [--content <file>]
+                  [--authority <base58>] [--json] [<bundle.json> | -]
+
+Verifies a memory's proof bundle (GET /memories/:id/proof, or a capability grant's memory with a
+nested "proof") against the commitment account read from the chain RPC <url>. Reads the bundle
+from the file, or from standard input when the file is "-" or omitted.
+  --rpc         Solana JSON-RPC endpoint you trust (required)
+  --program-id  commitment program id (default: the bundle's anchor.programId)
+  --content     file holding the memory's plaintext (UTF-8), checked against the leaf
+  --authority   expected authority of the commitment account
+  --json        print the full result as JSON
+Exit status: 0 VERIFIED, 1 NOT VERIFIED, 2 usage error.`;
+
+/** The process surface the CLI uses (injectable for tests). */
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Reads all of standard input. */
+  readonly readStdin: () => Promise<string>;
+  /** Reads a UTF-8 file. */
+  readonly readFile: (path: string) => Promise<string>;
+}
+
+/** The real process streams and file system. */
+export const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) {
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString("utf8");
+  },
+  readFile: (path) => readFile(path, "utf8"),
+};
+
+function usageError(io: CliIo, message: string): number {
+  io.stderr(`svc-verify: ${message}\n${USAGE}\n`);
+  return 2;
+}
+
+/**
+ * Runs the CLI with `argv` (without the node and script paths).
+ * @returns the exit status: 0 verified, 1 not verified, 2 usage error.
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    return usageError(io, (error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  if (!values.rpc) {
+    return usageError(io, "--rpc <url> is required");
+  }
+  if (positionals.length > 1) {
+    return usageError(io, "give at most one bundle file");
+  }
+  const source = positionals[0] ?? "-";
+  let input: unknown;
+  let content: string | undefined;
+  try {
+    const text = source === "-" ? await io.readStdin() : await io.readFile(source);
+    input = JSON.parse(text);
+    if (values.content !== undefined) {
+      content = await io.readFile(values.content);
+    }
+  } catch (error) {
+    return usageError(io, `cannot read input: ${(error as Error).message}`);
+  }
+  const result = await verifyBundle(input, {
+    rpcUrl: values.rpc,
+    ...(values["program-id"] !== undefined ? { programId: values["program-id"] } : {}),
+    ...(values.authority !== undefined ? { authority: values.authority } : {}),
+    ...(content !== undefined ? { content } : {}),
+  });
+  if (values.json) {
+    io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+  } else {
+    io.stdout(result.verified ? "VERIFIED\n" : `NOT VERIFIED: ${result.reason}\n`);
+    io.stdout(`  ${result.message}${result.contentChecked ? " (content checked)" : ""}\n`);
+  }
+  return result.verified ? 0 : 1;
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      rpc: { type: "string" },
+      "program-id": { type: "string" },
+      content: { type: "string" },
+      authority: { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * `@svc/verifier`: permissionless verification of a memory's proof bundle against the chain
+ * (spec §1, §5 Authorization rule 4; CONTRACT §4, §5). `verifyBundle` is the core; the
+ * `svc-verify` command line is a thin shell over it. It never contacts the memory API.
+ * @module
+ */
+export {
+  ChainReadError,
+  commitmentAddress,
+  decodeCommitmentAccount,
+  InvalidAccountError,
+  type OnChainCommitment,
+  type ReadAccountOptions,
+  readCommitmentAccount,
+} from "./account.js";
+export {
+  type BundleAnchor,
+  type BundleCheckpoint,
+  BundleFormatError,
+  type ParsedInput,
+  type ProofBundle,
+  parseInput,
+} from "./bundle.js";
+export { type CliIo, processIo, runCli, USAGE } from "./cli.js";
+export { contentHashOf, type LeafData, leafDataBytes, leafHashOf } from "./leaf.js";
+export {
+  type VerifyOptions,
+  type VerifyReason,
+  type VerifyResult,
+  verifyBundle,
+} from "./verify.js";

@@ -1,0 +1,59 @@
+/**
+ * The leaf encoding of CONTRACT §4: `leafData` is the UTF-8 of the RFC 8785 (JSON Canonicalization
+ * Scheme) form of `{ v: 1, memoryId, owner, createdAt, metadata, contentHash }`, the leaf hash is
+ * RFC 9162 §2.1.1 `SHA-256(0x00 ‖ leafData)`, and `contentHash = hex(SHA-256(salt ‖ UTF-8
+ * content))` with the memory's 16-byte salt.
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { type Hash, hashLeaf } from "@svc/merkle-log";
+import canonicalizeModule from "canonicalize";
+
+// canonicalize is CommonJS (`module.exports = serialize`) while its typings declare an ES default
+// export; under NodeNext the default import is that function at runtime.
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+
+/** The object a memory's leaf commits to (CONTRACT §4). */
+export interface LeafData {
+  readonly v: 1;
+  readonly memoryId: string;
+  /** The owner's wallet public key, base58 (seed of the commitment PDA). */
+  readonly owner: string;
+  /** ISO 8601 UTC with milliseconds. */
+  readonly createdAt: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  /** hex(SHA-256(salt ‖ UTF-8 content)). */
+  readonly contentHash: string;
+}
+
+/**
+ * The hashed bytes of a leaf: UTF-8 of the RFC 8785 canonical JSON of `leafData`.
+ * @throws TypeError when `leafData` cannot be canonicalised (e.g. not JSON-serialisable).
+ */
+export function leafDataBytes(leafData: LeafData): Uint8Array {
+  const text = canonicalize(leafData);
+  if (typeof text !== "string") {
+    throw new TypeError("leafData must be a JSON object");
+  }
+  return new TextEncoder().encode(text);
+}
+
+/** RFC 9162 §2.1.1 leaf hash of `leafData`: SHA-256(0x00 ‖ leafDataBytes(leafData)). */
+export function leafHashOf(leafData: LeafData): Hash {
+  return hashLeaf(leafDataBytes(leafData));
+}
+
+/**
+ * CONTRACT §4 content hash: lowercase hex of SHA-256(salt ‖ UTF-8 content).
+ * @param salt the memory's salt (16 bytes; from the bundle's base64 `salt`).
+ * @throws TypeError when `salt` is not a Uint8Array or `content` not a string.
+ */
+export function contentHashOf(salt: Uint8Array, content: string): string {
+  if (!(salt instanceof Uint8Array)) {
+    throw new TypeError("salt must be a Uint8Array");
+  }
+  if (typeof content !== "string") {
+    throw new TypeError("content must be a string");
+  }
+  return createHash("sha256").update(salt).update(content, "utf8").digest("hex");
+}
