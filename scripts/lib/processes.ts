@@ -1,0 +1,98 @@
+/**
+ * Child processes of `pnpm start`: each app runs as its own Node process (through tsx), is
+ * waited for on its health endpoint, and is stopped with SIGTERM (SIGKILL after a grace period).
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+
+/** One running app. */
+export interface AppProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  /** Resolves with the exit code (or the signal name) once the process has exited. */
+  readonly exited: Promise<number | string>;
+}
+
+/**
+ * Starts `entry` (a TypeScript file) with tsx in a child process; its output is prefixed with
+ * `[name]` on this process's stdout/stderr.
+ */
+export function startApp(
+  name: string,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): AppProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+    cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  prefixLines(child.stdout, `[${name}] `, process.stdout);
+  prefixLines(child.stderr, `[${name}] `, process.stderr);
+  const exited = once(child, "exit").then(([code, signal]) => (code ?? signal) as number | string);
+  return { name, child, exited };
+}
+
+function prefixLines(
+  from: NodeJS.ReadableStream | null,
+  prefix: string,
+  to: NodeJS.WritableStream,
+): void {
+  if (!from) {
+    return;
+  }
+  let rest = "";
+  from.setEncoding("utf8");
+  from.on("data", (chunk: string) => {
+    const lines = (rest + chunk).split("\n");
+    rest = lines.pop() ?? "";
+    for (const line of lines) {
+      to.write(`${prefix}${line}\n`);
+    }
+  });
+  from.on("end", () => {
+    if (rest) {
+      to.write(`${prefix}${rest}\n`);
+    }
+  });
+}
+
+/**
+ * Polls `url` until it answers 2xx.
+ * @throws Error when `app` exits first or `timeoutMs` passes.
+ */
+export async function waitHealthy(app: AppProcess, url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void app.exited.then(() => {
+    exited = true;
+  });
+  while (Date.now() < deadline) {
+    if (exited) {
+      throw new Error(`${app.name} exited before it became healthy`);
+    }
+    try {
+      const res = await fetch(url);
+      if (res.ok) {
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${app.name} did not become healthy at ${url} within ${timeoutMs} ms`);
+}
+
+/** Sends SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
+export async function stopApp(app: AppProcess, graceMs = 20_000): Promise<void> {
+  if (app.child.exitCode !== null || app.child.signalCode !== null) {
+    return;
+  }
+  app.child.kill("SIGTERM");
+  const timer = setTimeout(() => app.child.kill("SIGKILL"), graceMs);
+  await app.exited;
+  clearTimeout(timer);
+}

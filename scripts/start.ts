@@ -1,0 +1,131 @@
+/**
+ * `pnpm start`: the whole service on embedded defaults (README quick start).
+ * 1. First run: writes `.env` with fresh secrets and a local authority keypair (and says so).
+ * 2. DATABASE_URL unset → the embedded PostgreSQL in DATA_DIR (started here, shared by the apps).
+ * 3. CHAIN_RPC_URL unset → the local chain (litesvm + our program) on LOCAL_CHAIN_PORT; the local
+ *    authority is funded there by airdrop.
+ * 4. core-api and anchor-service; prints the URLs.
+ * Ctrl-C / SIGTERM stops the apps (each drains in-flight work), then the chain, then PostgreSQL.
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseEnv } from "node:util";
+import { ensureEmbeddedPostgres } from "@svc/db-schema";
+import bs58 from "bs58";
+import { ensureLocalEnv } from "./lib/first-run.js";
+import { type AppProcess, startApp, stopApp, waitHealthy } from "./lib/processes.js";
+
+const LAMPORTS_PER_SOL = 1_000_000_000;
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+for (const line of await ensureLocalEnv(root)) {
+  console.log(`[start] ${line}`);
+}
+const env: NodeJS.ProcessEnv = {
+  ...(parseEnv(readFileSync(resolve(root, ".env"), "utf8")) as NodeJS.ProcessEnv),
+  ...process.env,
+};
+const dataDir = resolve(root, env.DATA_DIR ?? "./.data");
+env.DATA_DIR = dataDir;
+if (env.AUTHORITY_KEYPAIR_PATH) {
+  env.AUTHORITY_KEYPAIR_PATH = resolve(root, env.AUTHORITY_KEYPAIR_PATH);
+}
+
+const services: AppProcess[] = [];
+let chainApp: AppProcess | null = null;
+let embedded: Awaited<ReturnType<typeof ensureEmbeddedPostgres>> | null = null;
+let stopping = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (stopping) {
+    return new Promise<never>(() => {});
+  }
+  stopping = true;
+  console.log("[start] stopping…");
+  await Promise.all(services.map((app) => stopApp(app)));
+  if (chainApp) {
+    await stopApp(chainApp);
+  }
+  await embedded?.stop();
+  console.log("[start] stopped");
+  process.exit(code);
+}
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+
+function watch(app: AppProcess): void {
+  void app.exited.then((code) => {
+    if (!stopping) {
+      console.error(`[start] ${app.name} exited unexpectedly (${code}); stopping everything`);
+      void shutdown(1);
+    }
+  });
+}
+
+try {
+  if (!env.DATABASE_URL) {
+    embedded = await ensureEmbeddedPostgres(dataDir);
+    env.DATABASE_URL = embedded.url;
+    console.log(`[start] embedded PostgreSQL in ${dataDir}/postgres on port ${embedded.port}`);
+  }
+
+  if (!env.CHAIN_RPC_URL) {
+    const port = Number(env.LOCAL_CHAIN_PORT ?? 8899);
+    chainApp = startApp("local-chain", "apps/local-chain/src/main.ts", env, root);
+    watch(chainApp);
+    const url = `http://127.0.0.1:${port}`;
+    await waitHealthy(chainApp, `${url}/healthz`);
+    env.CHAIN_RPC_URL = url;
+    await fundAuthority(url, env.AUTHORITY_KEYPAIR_PATH);
+  }
+
+  const core = startApp("core-api", "apps/core-api/src/main.ts", env, root);
+  const anchor = startApp("anchor-service", "apps/anchor-service/src/main.ts", env, root);
+  services.push(core, anchor);
+  watch(core);
+  watch(anchor);
+  const corePort = Number(env.PORT ?? 8787);
+  const anchorPort = Number(env.ANCHOR_PORT ?? 8789);
+  await waitHealthy(core, `http://127.0.0.1:${corePort}/healthz`);
+  await waitHealthy(anchor, `http://127.0.0.1:${anchorPort}/healthz`);
+
+  console.log("");
+  console.log(`[start] core API        http://localhost:${corePort}  (reference: /docs)`);
+  console.log(`[start] anchor metrics  http://localhost:${anchorPort}/metrics`);
+  console.log(`[start] chain RPC       ${env.CHAIN_RPC_URL}`);
+  console.log("[start] Ctrl-C stops everything");
+} catch (error) {
+  console.error(`[start] ${(error as Error).message}`);
+  await shutdown(1);
+}
+
+/**
+ * Tops up the local authority on the local chain (airdrop) so anchoring can pay fees.
+ * Only used against the embedded local chain, never against a real cluster.
+ */
+async function fundAuthority(rpcUrl: string, keypairPath: string | undefined): Promise<void> {
+  if (!keypairPath) {
+    return;
+  }
+  const bytes = JSON.parse(readFileSync(keypairPath, "utf8")) as number[];
+  const pubkey = bs58.encode(Uint8Array.from(bytes.slice(32, 64)));
+  const rpc = async (method: string, params: unknown[]) => {
+    const res = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+    if (body.error) {
+      throw new Error(`${method}: ${body.error.message}`);
+    }
+    return body.result;
+  };
+  const balance = (await rpc("getBalance", [pubkey])) as { value: number };
+  if (balance.value < 10 * LAMPORTS_PER_SOL) {
+    await rpc("requestAirdrop", [pubkey, 100 * LAMPORTS_PER_SOL]);
+    console.log(`[start] funded the local authority ${pubkey} with 100 SOL on the local chain`);
+  }
+}
