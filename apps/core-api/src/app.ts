@@ -8,7 +8,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
-import type { App, AppDeps, AppEnv } from "./context.js";
+import type { App, AppDeps, AppEnv, Services } from "./context.js";
 import { errorBody, handleError } from "./errors.js";
 import { limitBody, requireJsonBody } from "./middleware/body.js";
 import { registerPostAuthChallenge } from "./routes/auth/challenge.js";
@@ -17,16 +17,59 @@ import { registerGetHealth } from "./routes/health/get.js";
 import { registerDeleteKeys } from "./routes/keys/delete.js";
 import { registerGetKeys } from "./routes/keys/get.js";
 import { registerPostKeys } from "./routes/keys/post.js";
+import { registerGetLogConsistency } from "./routes/log/consistency.js";
+import { registerGetLog } from "./routes/log/get.js";
+import { registerDeleteMemory } from "./routes/memories/delete.js";
+import { registerGetMemory } from "./routes/memories/get.js";
+import { registerListMemories } from "./routes/memories/list.js";
+import { registerPostMemories } from "./routes/memories/post.js";
+import { registerGetMemoryProof } from "./routes/memories/proof.js";
+import { registerSearchMemories } from "./routes/memories/search.js";
+import { registerVerifyMemory } from "./routes/memories/verify.js";
+import { rpcAnchorChain } from "./services/anchor-chain.js";
+import { AppendQueue } from "./services/append-queue.js";
+import { MemoryService } from "./services/memories.js";
+import { ProofService } from "./services/proofs.js";
+import { RecallCache } from "./services/recall-cache.js";
 
 /** Every route registration, in one list (the OpenAPI test checks each is documented). */
-const routeRegistrations: readonly ((app: App, deps: AppDeps) => void)[] = [
+const routeRegistrations: readonly ((app: App, deps: AppDeps, services: Services) => void)[] = [
   registerGetHealth,
   registerPostAuthChallenge,
   registerPostAuthVerify,
   registerPostKeys,
   registerGetKeys,
   registerDeleteKeys,
+  registerPostMemories,
+  registerListMemories,
+  registerSearchMemories,
+  registerGetMemory,
+  registerDeleteMemory,
+  registerGetMemoryProof,
+  registerVerifyMemory,
+  registerGetLog,
+  registerGetLogConsistency,
 ];
+
+/** The services of one app instance, built from its dependencies. */
+function createServices(deps: AppDeps): Services {
+  const recall = new RecallCache({
+    db: deps.db,
+    clock: deps.clock,
+    maxBytes: deps.config.recallCacheMaxBytes,
+  });
+  const chain = deps.chain ?? rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId);
+  return {
+    recall,
+    memories: new MemoryService({
+      db: deps.db,
+      clock: deps.clock,
+      appendQueue: new AppendQueue(deps.db),
+      recall,
+    }),
+    proofs: new ProofService(deps.db, chain),
+  };
+}
 
 /** An incoming x-request-id is kept only when it is short and plain. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -80,8 +123,9 @@ export function createApp(deps: AppDeps): App {
   app.use(limitBody());
   app.use(requireJsonBody());
 
+  const services = createServices(deps);
   for (const register of routeRegistrations) {
-    register(app, deps);
+    register(app, deps, services);
   }
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {

@@ -8,6 +8,9 @@ import type { AuthContext, Clock } from "@svc/auth";
 import type { Database } from "@svc/db-schema";
 import type { Logger } from "pino";
 import type { Config } from "./env.js";
+import type { MemoryService } from "./services/memories.js";
+import type { AnchorChain, ProofService } from "./services/proofs.js";
+import type { RecallCache } from "./services/recall-cache.js";
 
 /** Everything the app needs from outside. */
 export interface AppDeps {
@@ -15,6 +18,15 @@ export interface AppDeps {
   readonly config: Config;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The chain proofs are anchored on; default: JSON-RPC at `config.chainRpcUrl`. */
+  readonly chain?: AnchorChain;
+}
+
+/** The services `createApp` builds from its dependencies, shared by the routes. */
+export interface Services {
+  readonly memories: MemoryService;
+  readonly proofs: ProofService;
+  readonly recall: RecallCache;
 }
 
 /** Hono environment: per-request variables. */

@@ -39,6 +39,7 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   CORS_ORIGINS: optionalText,
   CHAIN_RPC_URL: optionalText.pipe(z.url().optional()),
+  LOCAL_CHAIN_PORT: z.coerce.number().int().min(1).max(65535).default(8899),
   SERVICE_PROGRAM_ID: z
     .string()
     .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
@@ -62,7 +63,8 @@ export interface Config {
   readonly port: number;
   /** null: reflect any origin (spec §8 default). */
   readonly corsOrigins: readonly string[] | null;
-  readonly chainRpcUrl: string | undefined;
+  /** CHAIN_RPC_URL, or the local chain on LOCAL_CHAIN_PORT when unset (CONTRACT §6). */
+  readonly chainRpcUrl: string;
   readonly programId: string;
   readonly recallCacheMaxBytes: number;
 }
@@ -109,7 +111,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicBaseUrl: v.PUBLIC_BASE_URL.replace(/\/+$/, ""),
     port: v.PORT,
     corsOrigins: v.CORS_ORIGINS ? v.CORS_ORIGINS.split(",").map((o) => o.trim()) : null,
-    chainRpcUrl: v.CHAIN_RPC_URL,
+    chainRpcUrl: v.CHAIN_RPC_URL ?? `http://127.0.0.1:${v.LOCAL_CHAIN_PORT}`,
     programId: v.SERVICE_PROGRAM_ID,
     recallCacheMaxBytes: v.RECALL_CACHE_MAX_BYTES,
   };

@@ -4,6 +4,8 @@
  * @module
  */
 import { AuthError, type AuthErrorCode } from "@svc/auth";
+import { ChainUnavailableError } from "@svc/chain-commit";
+import { InvalidCursorError } from "@svc/db-schema";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -92,10 +94,26 @@ export function handleError(logger: Logger) {
   return (err: Error, c: Context): Response => {
     const requestId = c.get("requestId") as string | undefined;
     if (err instanceof ApiError) {
+      if (err.code === "payload_too_large") {
+        // The rest of the body is not read: the connection cannot carry another request.
+        c.header("connection", "close");
+      }
       return c.json(errorBody(err.code, err.message, err.details), codeToStatus(err.code));
     }
     if (err instanceof AuthError) {
       return c.json(errorBody(err.code, err.message), codeToStatus(err.code));
+    }
+    if (err instanceof InvalidCursorError) {
+      return c.json(
+        errorBody("invalid_request", "invalid cursor", [
+          { path: ["cursor"], message: "the cursor is not valid for this list" },
+        ]),
+        400,
+      );
+    }
+    if (err instanceof ChainUnavailableError) {
+      logger.warn({ requestId, err: { message: err.message } }, "chain unavailable");
+      return c.json(errorBody("chain_unavailable", "the chain RPC is unavailable"), 503);
     }
     if (err instanceof HTTPException) {
       const code: ErrorCode =

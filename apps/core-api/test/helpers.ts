@@ -144,3 +144,35 @@ export async function mintApiKey(url: string, token: string, label = "agent"): P
   }
   return ((await res.json()) as { key: string }).key;
 }
+
+/** A signed-in test user: wallet, session token and `Authorization` header. */
+export interface TestUser {
+  readonly wallet: Wallet;
+  readonly userId: string;
+  readonly token: string;
+  readonly headers: Record<string, string>;
+}
+
+/** Signs a fresh wallet in. */
+export async function newUser(url: string): Promise<TestUser> {
+  const wallet = newWallet();
+  const { token, userId } = await signIn(url, wallet);
+  return { wallet, userId, token, headers: { authorization: `Bearer ${token}` } };
+}
+
+/** Sends a request and returns the status and parsed JSON body (null for an empty body). */
+export async function call<T = Record<string, unknown>>(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+    headers: {
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      ...init.headers,
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}

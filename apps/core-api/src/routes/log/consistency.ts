@@ -1,0 +1,46 @@
+/**
+ * `GET /log/consistency?from=M&to=N` (CONTRACT §5, §11; RFC 9162 §2.1.4): proof that the log of
+ * size N extends the log of size M, so an auditor holding an old root can check the log only grew.
+ * @module
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { App, AppDeps, Services } from "../../context.js";
+import { requireAuth } from "../../middleware/bearer.js";
+import { bearerSecurity, errorResponse } from "../../schemas.js";
+
+const ConsistencySchema = z
+  .object({
+    from: z.number().int(),
+    to: z.number().int(),
+    fromRoot: z.string(),
+    toRoot: z.string(),
+    proof: z.array(z.string()),
+  })
+  .openapi("ConsistencyProof");
+
+const size = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+/** Registers `GET /log/consistency`. */
+export function registerGetLogConsistency(app: App, deps: AppDeps, services: Services): void {
+  const route = createRoute({
+    method: "get",
+    path: "/log/consistency",
+    tags: ["proofs"],
+    summary: "RFC 9162 consistency proof between two tree sizes (1 ≤ from ≤ to ≤ treeSize)",
+    security: bearerSecurity,
+    middleware: [requireAuth(deps)] as const,
+    request: { query: z.object({ from: size, to: size }) },
+    responses: {
+      200: {
+        description: "The proof and both roots",
+        content: { "application/json": { schema: ConsistencySchema } },
+      },
+      400: errorResponse("invalid_request"),
+      401: errorResponse("unauthorized"),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const { from, to } = c.req.valid("query");
+    return c.json(await services.proofs.consistency(c.var.auth, from, to), 200);
+  });
+}

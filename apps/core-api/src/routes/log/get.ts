@@ -1,0 +1,40 @@
+/**
+ * `GET /log` (CONTRACT §5): the caller's tree head and latest anchored checkpoint.
+ * @module
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { App, AppDeps, Services } from "../../context.js";
+import { requireAuth } from "../../middleware/bearer.js";
+import { bearerSecurity, errorResponse } from "../../schemas.js";
+
+const LogSchema = z
+  .object({
+    treeSize: z.number().int(),
+    rootHash: z.string(),
+    anchored: z
+      .object({
+        treeSize: z.number().int(),
+        rootHash: z.string(),
+        nonce: z.number().int(),
+        signature: z.string(),
+      })
+      .nullable(),
+  })
+  .openapi("Log");
+
+/** Registers `GET /log`. */
+export function registerGetLog(app: App, deps: AppDeps, services: Services): void {
+  const route = createRoute({
+    method: "get",
+    path: "/log",
+    tags: ["proofs"],
+    summary: "The caller's Merkle log head and its latest anchored checkpoint",
+    security: bearerSecurity,
+    middleware: [requireAuth(deps)] as const,
+    responses: {
+      200: { description: "The log head", content: { "application/json": { schema: LogSchema } } },
+      401: errorResponse("unauthorized"),
+    },
+  });
+  app.openapi(route, async (c) => c.json(await services.proofs.log(c.var.auth), 200));
+}

@@ -1,0 +1,32 @@
+/**
+ * `DELETE /memories/:id` (CONTRACT §4; spec §8 "deletion is detectable, not prevented"): the body
+ * and salt are destroyed, the leaf stays in the tree.
+ * @module
+ */
+import { createRoute } from "@hono/zod-openapi";
+import type { App, AppDeps, Services } from "../../context.js";
+import { requireAuth } from "../../middleware/bearer.js";
+import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { MemoryIdParamSchema } from "./_schema.js";
+
+/** Registers `DELETE /memories/:id`. */
+export function registerDeleteMemory(app: App, deps: AppDeps, services: Services): void {
+  const route = createRoute({
+    method: "delete",
+    path: "/memories/{id}",
+    tags: ["memories"],
+    summary: "Delete a memory's body (its leaf stays, so roots and other proofs stay valid)",
+    security: bearerSecurity,
+    middleware: [requireAuth(deps)] as const,
+    request: { params: MemoryIdParamSchema },
+    responses: {
+      204: { description: "Deleted" },
+      401: errorResponse("unauthorized"),
+      404: errorResponse("not_found"),
+    },
+  });
+  app.openapi(route, async (c) => {
+    await services.memories.delete(c.var.auth, c.req.valid("param").id);
+    return c.body(null, 204);
+  });
+}

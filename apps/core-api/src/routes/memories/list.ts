@@ -1,0 +1,49 @@
+/**
+ * `GET /memories` (CONTRACT §1, §4): the caller's live memories, newest first, cursor-paginated.
+ * @module
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { App, AppDeps, Services } from "../../context.js";
+import { requireAuth } from "../../middleware/bearer.js";
+import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { dataKeyOf } from "../../services/caller.js";
+import { MemorySchema } from "./_schema.js";
+
+const MemoryPageSchema = z
+  .object({ items: z.array(MemorySchema), nextCursor: z.string().nullable() })
+  .openapi("MemoryPage");
+
+/** Registers `GET /memories`. */
+export function registerListMemories(app: App, deps: AppDeps, services: Services): void {
+  const route = createRoute({
+    method: "get",
+    path: "/memories",
+    tags: ["memories"],
+    summary: "List the caller's memories, newest first",
+    security: bearerSecurity,
+    middleware: [requireAuth(deps)] as const,
+    request: {
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+        cursor: z.string().max(512).optional(),
+      }),
+    },
+    responses: {
+      200: {
+        description: "A page of memories",
+        content: { "application/json": { schema: MemoryPageSchema } },
+      },
+      400: errorResponse("invalid_request"),
+      401: errorResponse("unauthorized"),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const { limit, cursor } = c.req.valid("query");
+    const auth = c.var.auth;
+    const page = await services.memories.list(auth, dataKeyOf(deps.config.masterKey, auth), {
+      limit,
+      cursor,
+    });
+    return c.json(page, 200);
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * `POST /memories` (spec §3 "Writing a memory"; CONTRACT §4): encrypts and appends a memory to
+ * the caller's Merkle log.
+ * @module
+ */
+import { createRoute } from "@hono/zod-openapi";
+import type { App, AppDeps, Services } from "../../context.js";
+import { requireAuth } from "../../middleware/bearer.js";
+import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { dataKeyOf } from "../../services/caller.js";
+import { CreatedMemorySchema, CreateMemoryBodySchema } from "./_schema.js";
+
+/** Registers `POST /memories`. */
+export function registerPostMemories(app: App, deps: AppDeps, services: Services): void {
+  const route = createRoute({
+    method: "post",
+    path: "/memories",
+    tags: ["memories"],
+    summary: "Store a memory (encrypted at rest, appended to the caller's Merkle log)",
+    security: bearerSecurity,
+    middleware: [requireAuth(deps)] as const,
+    request: {
+      body: {
+        required: true,
+        content: { "application/json": { schema: CreateMemoryBodySchema } },
+      },
+    },
+    responses: {
+      201: {
+        description: "The stored memory's leaf",
+        content: { "application/json": { schema: CreatedMemorySchema } },
+      },
+      400: errorResponse("invalid_request"),
+      401: errorResponse("unauthorized"),
+      413: errorResponse("payload_too_large"),
+      415: errorResponse("unsupported_media_type"),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const { content, metadata } = c.req.valid("json");
+    const auth = c.var.auth;
+    const created = await services.memories.create(
+      auth,
+      dataKeyOf(deps.config.masterKey, auth),
+      content,
+      metadata ?? {},
+    );
+    return c.json(created, 201);
+  });
+}

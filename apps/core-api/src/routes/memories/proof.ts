@@ -1,0 +1,48 @@
+/**
+ * `GET /memories/:id/proof` (CONTRACT §5): the proof bundle, cut at the latest anchored
+ * checkpoint, that a third party checks offline against the chain.
+ * @module
+ */
+import { createRoute } from "@hono/zod-openapi";
+import type { App, AppDeps, Services } from "../../context.js";
+import { requireAuth } from "../../middleware/bearer.js";
+import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { dataKeyOf } from "../../services/caller.js";
+import { MemoryIdParamSchema, ProofBundleSchema } from "./_schema.js";
+
+/** Registers `GET /memories/:id/proof`. */
+export function registerGetMemoryProof(app: App, deps: AppDeps, services: Services): void {
+  const route = createRoute({
+    method: "get",
+    path: "/memories/{id}/proof",
+    tags: ["proofs"],
+    summary: "The memory's inclusion proof at the latest anchored checkpoint",
+    security: bearerSecurity,
+    middleware: [requireAuth(deps)] as const,
+    request: { params: MemoryIdParamSchema },
+    responses: {
+      200: {
+        description:
+          "The proof bundle (checkpoint, inclusionProof and anchor are null until anchored)",
+        content: { "application/json": { schema: ProofBundleSchema } },
+      },
+      401: errorResponse("unauthorized"),
+      404: errorResponse("not_found"),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const auth = c.var.auth;
+    const id = c.req.valid("param").id;
+    const [row, checkpoint] = await Promise.all([
+      services.memories.load(auth, id),
+      services.proofs.latestCheckpoint(auth),
+    ]);
+    const bundle = await services.proofs.bundle(
+      auth,
+      dataKeyOf(deps.config.masterKey, auth),
+      row,
+      checkpoint,
+    );
+    return c.json(bundle, 200);
+  });
+}

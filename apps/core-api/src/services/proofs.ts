@@ -1,0 +1,262 @@
+/**
+ * Proofs and log views (CONTRACT §5): inclusion proofs cut at the latest anchored checkpoint
+ * (RFC 9162 §2.1.3), the log head, consistency proofs between two sizes (RFC 9162 §2.1.4), and the
+ * server-side convenience check against the commitment account read from the chain.
+ * @module
+ */
+import type { AnchoredCheckpoint, Database, Memory } from "@svc/db-schema";
+import { getTree, latestAnchoredCheckpoint, nodeSource, rootAtSize } from "@svc/db-schema";
+import {
+  consistencyProof,
+  EMPTY_ROOT,
+  fromHex,
+  inclusionProof,
+  ProofError,
+  rootFromInclusionProof,
+  toHex,
+} from "@svc/merkle-log";
+import type { ProofBundle } from "@svc/verifier";
+import { ApiError } from "../errors.js";
+import type { Owner } from "./caller.js";
+import { openMemoryBody } from "./memory-body.js";
+import { memoryLeaf } from "./memory-leaf.js";
+
+/** The commitment account fields the verify route compares against. */
+export interface OnChainCommitment {
+  /** The PDA, base58. */
+  readonly address: string;
+  readonly root: Uint8Array;
+  readonly memoryCount: number;
+  readonly nonce: number;
+}
+
+/** Where roots are anchored, and how to read them back (`@svc/chain-commit`). */
+export interface AnchorChain {
+  /** Cluster name reported in anchors ("localnet", "devnet", …). */
+  readonly cluster: string;
+  /** Commitment program id, base58. */
+  readonly programId: string;
+  /** The commitment PDA of `owner` (base58 in, base58 out). */
+  commitmentAccount(owner: string): string;
+  /**
+   * Reads the owner's commitment account; null when none exists.
+   * @throws ChainUnavailableError (`@svc/chain-commit`) when the RPC read fails.
+   */
+  readCommitment(owner: string): Promise<OnChainCommitment | null>;
+}
+
+/** A proof bundle as this service builds it (the verifier's ProofBundle, proof array owned). */
+export type ProofBundleView = ProofBundle & { readonly inclusionProof: string[] | null };
+
+/** `GET /log` (CONTRACT §5). */
+export interface LogView {
+  readonly treeSize: number;
+  readonly rootHash: string;
+  readonly anchored: {
+    readonly treeSize: number;
+    readonly rootHash: string;
+    readonly nonce: number;
+    readonly signature: string;
+  } | null;
+}
+
+/** `GET /log/consistency` (CONTRACT §5). */
+export interface ConsistencyView {
+  readonly from: number;
+  readonly to: number;
+  readonly fromRoot: string;
+  readonly toRoot: string;
+  readonly proof: string[];
+}
+
+/** `GET /memories/:id/verify` (CONTRACT §5). */
+export interface VerifyView {
+  readonly verified: boolean;
+  readonly reason: "not_anchored" | "root_mismatch" | "proof_invalid" | null;
+  readonly checkedAgainst: {
+    readonly cluster: string;
+    readonly programId: string;
+    readonly account: string;
+    readonly memoryCount: number;
+    readonly nonce: number;
+    readonly rootHash: string;
+  } | null;
+}
+
+/** Proof operations over the node store and the anchored checkpoints. */
+export class ProofService {
+  constructor(
+    private readonly db: Database,
+    private readonly chain: AnchorChain,
+  ) {}
+
+  /**
+   * The proof bundle of one memory row of the owner (CONTRACT §5): leaf data recomputed from the
+   * decrypted body, and the audit path in the tree of the latest anchored checkpoint when that
+   * covers the leaf. Pass `checkpoint` when already loaded (grants load it once for many).
+   * @throws ApiError not_found for a deleted row; internal Error when the recomputed leaf hash
+   *   differs from the stored one (a damaged row).
+   */
+  async bundle(
+    owner: Owner,
+    dataKey: Uint8Array,
+    row: Memory,
+    checkpoint: AnchoredCheckpoint | null,
+  ): Promise<ProofBundleView> {
+    if (row.ciphertext === null || row.iv === null) {
+      throw new ApiError("not_found", "no such memory");
+    }
+    const body = openMemoryBody(
+      dataKey,
+      { ciphertext: row.ciphertext, iv: row.iv },
+      { userId: owner.userId, memoryId: row.id },
+    );
+    const { leafData, leafHash } = memoryLeaf(
+      {
+        memoryId: row.id,
+        owner: owner.ownerPubkey,
+        createdAt: row.createdAt,
+        metadata: row.metadata,
+      },
+      body,
+    );
+    const storedHash = toHex(row.leafHash);
+    if (toHex(leafHash) !== storedHash) {
+      throw new Error(`memory ${row.id}: recomputed leaf hash differs from the stored one`);
+    }
+    const base = {
+      memoryId: row.id,
+      leafIndex: row.leafIndex,
+      leafHash: storedHash,
+      leafData,
+      salt: Buffer.from(body.salt).toString("base64"),
+    };
+    if (!checkpoint || row.leafIndex >= checkpoint.treeSize) {
+      return { ...base, anchored: false, checkpoint: null, inclusionProof: null, anchor: null };
+    }
+    const path = await inclusionProof(
+      row.leafIndex,
+      checkpoint.treeSize,
+      nodeSource(this.db, owner.userId),
+    );
+    return {
+      ...base,
+      anchored: true,
+      checkpoint: { treeSize: checkpoint.treeSize, rootHash: toHex(checkpoint.root) },
+      inclusionProof: path.map(toHex),
+      anchor: {
+        cluster: this.chain.cluster,
+        programId: this.chain.programId,
+        account: this.chain.commitmentAccount(owner.ownerPubkey),
+        memoryCount: checkpoint.treeSize,
+        nonce: checkpoint.nonce,
+        signature: checkpoint.signature,
+      },
+    };
+  }
+
+  /** The owner's latest anchored checkpoint, or null. */
+  latestCheckpoint(owner: Owner): Promise<AnchoredCheckpoint | null> {
+    return latestAnchoredCheckpoint(this.db, owner.userId);
+  }
+
+  /** `GET /log`: the persisted tree head and the latest anchored checkpoint. */
+  async log(owner: Owner): Promise<LogView> {
+    const [tree, checkpoint] = await Promise.all([
+      getTree(this.db, owner.userId),
+      latestAnchoredCheckpoint(this.db, owner.userId),
+    ]);
+    return {
+      treeSize: tree?.size ?? 0,
+      rootHash: toHex(tree?.root ?? EMPTY_ROOT),
+      anchored: checkpoint
+        ? {
+            treeSize: checkpoint.treeSize,
+            rootHash: toHex(checkpoint.root),
+            nonce: checkpoint.nonce,
+            signature: checkpoint.signature,
+          }
+        : null,
+    };
+  }
+
+  /**
+   * `GET /log/consistency`: PROOF(from, D[to]) with both roots.
+   * @throws ApiError invalid_request unless 1 ≤ from ≤ to ≤ the current tree size.
+   */
+  async consistency(owner: Owner, from: number, to: number): Promise<ConsistencyView> {
+    const tree = await getTree(this.db, owner.userId);
+    const size = tree?.size ?? 0;
+    if (!(from >= 1 && from <= to && to <= size)) {
+      throw new ApiError("invalid_request", `need 1 <= from <= to <= treeSize (${size})`, [
+        { path: ["from"], message: `from=${from}, to=${to}, treeSize=${size}` },
+      ]);
+    }
+    const source = nodeSource(this.db, owner.userId);
+    const [proof, fromRoot, toRoot] = await Promise.all([
+      consistencyProof(from, to, source),
+      rootAtSize(this.db, owner.userId, from),
+      rootAtSize(this.db, owner.userId, to),
+    ]);
+    return { from, to, fromRoot: toHex(fromRoot), toRoot: toHex(toRoot), proof: proof.map(toHex) };
+  }
+
+  /**
+   * `GET /memories/:id/verify`: reads the owner's commitment account from the chain and checks
+   * the memory's leaf against the on-chain root and count. When the chain is ahead of the
+   * recorded checkpoint (a commit confirmed, its checkpoint not yet written), the audit path is
+   * rebuilt for the on-chain count, so the check is always against the chain's own tip.
+   * @throws ChainUnavailableError when the chain read fails (the route answers 503).
+   */
+  async verify(owner: Owner, dataKey: Uint8Array, row: Memory): Promise<VerifyView> {
+    const bundle = await this.bundle(owner, dataKey, row, await this.latestCheckpoint(owner));
+    const account = await this.chain.readCommitment(owner.ownerPubkey);
+    if (!account || account.memoryCount === 0 || row.leafIndex >= account.memoryCount) {
+      return {
+        verified: false,
+        reason: "not_anchored",
+        checkedAgainst: account ? this.checkedAgainst(account) : null,
+      };
+    }
+    const checkedAgainst = this.checkedAgainst(account);
+    const tree = await getTree(this.db, owner.userId);
+    if (!tree || account.memoryCount > tree.size) {
+      return { verified: false, reason: "root_mismatch", checkedAgainst };
+    }
+    const path =
+      bundle.checkpoint?.treeSize === account.memoryCount && bundle.inclusionProof
+        ? bundle.inclusionProof.map(fromHex)
+        : await inclusionProof(
+            row.leafIndex,
+            account.memoryCount,
+            nodeSource(this.db, owner.userId),
+          );
+    let root: Uint8Array;
+    try {
+      root = rootFromInclusionProof(
+        row.leafIndex,
+        account.memoryCount,
+        fromHex(bundle.leafHash),
+        path,
+      );
+    } catch (error) {
+      if (error instanceof ProofError) {
+        return { verified: false, reason: "proof_invalid", checkedAgainst };
+      }
+      throw error;
+    }
+    const matches = toHex(root) === toHex(account.root);
+    return { verified: matches, reason: matches ? null : "root_mismatch", checkedAgainst };
+  }
+
+  private checkedAgainst(account: OnChainCommitment): NonNullable<VerifyView["checkedAgainst"]> {
+    return {
+      cluster: this.chain.cluster,
+      programId: this.chain.programId,
+      account: account.address,
+      memoryCount: account.memoryCount,
+      nonce: account.nonce,
+      rootHash: toHex(account.root),
+    };
+  }
+}

@@ -1,0 +1,282 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Keypair } from "@solana/web3.js";
+import { ChainClient } from "@svc/chain-commit";
+import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
+import { insertAnchoredCheckpoint, markAnchored, rootAtSize } from "@svc/db-schema";
+import { startLocalChain } from "@svc/local-chain";
+import {
+  fromHex,
+  hashLeaf,
+  rootFromLeafHashes,
+  verifyConsistency,
+  verifyInclusion,
+} from "@svc/merkle-log";
+import { contentHashOf, leafDataBytes, verifyBundle } from "@svc/verifier";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+
+interface Bundle {
+  memoryId: string;
+  leafIndex: number;
+  leafHash: string;
+  leafData: Parameters<typeof leafDataBytes>[0];
+  salt: string;
+  anchored: boolean;
+  checkpoint: { treeSize: number; rootHash: string } | null;
+  inclusionProof: string[] | null;
+  anchor: {
+    cluster: string;
+    programId: string;
+    account: string;
+    memoryCount: number;
+    nonce: number;
+    signature: string;
+  } | null;
+}
+
+let t: TestApp;
+let chain: Awaited<ReturnType<typeof startLocalChain>>;
+let chainDir: string;
+let authority: Keypair;
+let client: ChainClient;
+
+async function rpc(method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(chain.url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return ((await res.json()) as { result: unknown }).result;
+}
+
+beforeAll(async () => {
+  chainDir = await mkdtemp(join(tmpdir(), "core-api-proofs-"));
+  chain = await startLocalChain({ port: 0, dataDir: chainDir, programId: LOCAL_PROGRAM_ID });
+  authority = Keypair.generate();
+  await rpc("requestAirdrop", [authority.publicKey.toBase58(), 10e9]);
+  client = new ChainClient({
+    rpcUrl: chain.url,
+    programId: LOCAL_PROGRAM_ID,
+    authority,
+    confirmTimeoutMs: 20_000,
+  });
+  t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url } });
+});
+afterAll(async () => {
+  await t.close();
+  await chain.close();
+  await rm(chainDir, { recursive: true, force: true });
+});
+
+async function writeMany(user: TestUser, n: number, prefix = "memory"): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await call<{ id: string }>(`${t.url}/memories`, {
+      headers: user.headers,
+      body: { content: `${prefix} ${i}`, metadata: { i } },
+    });
+    ids.push(res.body.id);
+  }
+  return ids;
+}
+
+/** Records an anchored checkpoint at `size` as the anchor service would (no chain involved). */
+async function recordCheckpoint(user: TestUser, size: number, nonce: number): Promise<Uint8Array> {
+  const root = await rootAtSize(t.db, user.userId, size);
+  await t.db.transaction(async (tx) => {
+    await markAnchored(tx, user.userId, size);
+    await insertAnchoredCheckpoint(tx, {
+      userId: user.userId,
+      treeSize: size,
+      root,
+      nonce,
+      signature: `sig${nonce}`,
+    });
+  });
+  return root;
+}
+
+function proof(user: TestUser, id: string) {
+  return call<Bundle>(`${t.url}/memories/${id}/proof`, { headers: user.headers });
+}
+
+describe("GET /memories/:id/proof", () => {
+  it("answers anchored: false with null proof fields before any checkpoint", async () => {
+    const user = await newUser(t.url);
+    const [id] = await writeMany(user, 1);
+    const res = await proof(user, id as string);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      memoryId: id,
+      leafIndex: 0,
+      anchored: false,
+      checkpoint: null,
+      inclusionProof: null,
+      anchor: null,
+    });
+    const log = await call<{ anchored: unknown; treeSize: number }>(`${t.url}/log`, {
+      headers: user.headers,
+    });
+    expect(log.body).toMatchObject({ treeSize: 1, anchored: null });
+  });
+
+  it("cuts proofs at the latest anchored checkpoint; a third party recomputes the leaf and verifies", async () => {
+    const user = await newUser(t.url);
+    const ids = await writeMany(user, 13);
+    const root = await recordCheckpoint(user, 11, 4);
+    for (const [i, id] of ids.entries()) {
+      const { body } = await proof(user, id);
+      if (i >= 11) {
+        expect(body.anchored, `leaf ${i}`).toBe(false);
+        expect(body.inclusionProof).toBeNull();
+        continue;
+      }
+      expect(body.anchored).toBe(true);
+      expect(body.checkpoint).toEqual({
+        treeSize: 11,
+        rootHash: Buffer.from(root).toString("hex"),
+      });
+      expect(body.anchor).toMatchObject({
+        cluster: "localnet",
+        programId: LOCAL_PROGRAM_ID,
+        memoryCount: 11,
+        nonce: 4,
+        signature: "sig4",
+      });
+      // Recompute the leaf from content + salt + leafData, as a third party would.
+      const salt = Buffer.from(body.salt, "base64");
+      expect(body.leafData.contentHash).toBe(contentHashOf(salt, `memory ${i}`));
+      const leafHash = hashLeaf(leafDataBytes(body.leafData));
+      expect(Buffer.from(leafHash).toString("hex")).toBe(body.leafHash);
+      verifyInclusion(
+        body.leafIndex,
+        11,
+        leafHash,
+        (body.inclusionProof ?? []).map(fromHex),
+        fromHex(body.checkpoint?.rootHash ?? ""),
+      );
+    }
+    const list = await call<{ items: { leafIndex: number; anchored: boolean }[] }>(
+      `${t.url}/memories?limit=200`,
+      { headers: user.headers },
+    );
+    for (const m of list.body.items) {
+      expect(m.anchored, `leaf ${m.leafIndex}`).toBe(m.leafIndex < 11);
+    }
+  });
+
+  it("serves consistency proofs between any two sizes, verified with @svc/merkle-log", async () => {
+    const user = await newUser(t.url);
+    await writeMany(user, 21);
+    const leaves = (
+      await t.sql<{ leaf_hash: Buffer }[]>`
+        select leaf_hash from memories where user_id = ${user.userId} order by leaf_index`
+    ).map((r) => new Uint8Array(r.leaf_hash));
+    const log = await call<{ treeSize: number; rootHash: string }>(`${t.url}/log`, {
+      headers: user.headers,
+    });
+    expect(log.body.treeSize).toBe(21);
+    expect(log.body.rootHash).toBe(Buffer.from(rootFromLeafHashes(leaves)).toString("hex"));
+    for (const [from, to] of [
+      [1, 1],
+      [1, 21],
+      [7, 8],
+      [8, 16],
+      [5, 21],
+      [20, 21],
+      [21, 21],
+    ] as const) {
+      const res = await call<{
+        from: number;
+        to: number;
+        fromRoot: string;
+        toRoot: string;
+        proof: string[];
+      }>(`${t.url}/log/consistency?from=${from}&to=${to}`, { headers: user.headers });
+      expect(res.status).toBe(200);
+      expect(res.body.fromRoot).toBe(
+        Buffer.from(rootFromLeafHashes(leaves.slice(0, from))).toString("hex"),
+      );
+      expect(res.body.toRoot).toBe(
+        Buffer.from(rootFromLeafHashes(leaves.slice(0, to))).toString("hex"),
+      );
+      if (from === to) {
+        expect(res.body.proof).toEqual([]);
+      }
+      verifyConsistency(
+        from,
+        to,
+        res.body.proof.map(fromHex),
+        fromHex(res.body.fromRoot),
+        fromHex(res.body.toRoot),
+      );
+    }
+  });
+});
+
+describe("GET /memories/:id/verify against the chain", () => {
+  it("verifies anchored memories against the on-chain root, reports not_anchored and root_mismatch", async () => {
+    const user = await newUser(t.url);
+    const ids = await writeMany(user, 6, "chain");
+    const verify = (id: string) =>
+      call<{
+        verified: boolean;
+        reason: string | null;
+        checkedAgainst: Record<string, unknown> | null;
+      }>(`${t.url}/memories/${id}/verify`, { headers: user.headers });
+
+    const before = await verify(ids[0] as string);
+    expect(before.body).toEqual({ verified: false, reason: "not_anchored", checkedAgainst: null });
+
+    const root = await rootAtSize(t.db, user.userId, 5);
+    const committed = await client.commit(user.wallet.publicKey, root, 5, 0);
+    await recordCheckpoint(user, 5, committed.nonce);
+    const good = await verify(ids[2] as string);
+    expect(good.body.verified).toBe(true);
+    expect(good.body.reason).toBeNull();
+    expect(good.body.checkedAgainst).toMatchObject({
+      cluster: "localnet",
+      memoryCount: 5,
+      nonce: 1,
+      rootHash: Buffer.from(root).toString("hex"),
+    });
+    const uncovered = await verify(ids[5] as string);
+    expect(uncovered.body.reason).toBe("not_anchored");
+
+    // The bundle checks out with the auditor's own chain read too.
+    const bundle = await proof(user, ids[2] as string);
+    const audit = await verifyBundle(bundle.body, { rpcUrl: chain.url, content: "chain 2" });
+    expect(audit.verified).toBe(true);
+
+    // A root on chain that is not this log's: root_mismatch, never verified.
+    await client.commit(user.wallet.publicKey, new Uint8Array(32).fill(9), 6, 1);
+    const mismatch = await verify(ids[2] as string);
+    expect(mismatch.body).toMatchObject({ verified: false, reason: "root_mismatch" });
+  });
+
+  it("answers 503 chain_unavailable when the RPC is down", async () => {
+    const down = await startTestApp({
+      env: { CHAIN_RPC_URL: "http://127.0.0.1:9" },
+      shareDatabaseOf: t,
+    });
+    try {
+      const user = await newUser(down.url);
+      const created = await call<{ id: string }>(`${down.url}/memories`, {
+        headers: user.headers,
+        body: { content: "x" },
+      });
+      const res = await call<{ error: { code: string } }>(
+        `${down.url}/memories/${created.body.id}/verify`,
+        {
+          headers: user.headers,
+        },
+      );
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe("chain_unavailable");
+    } finally {
+      await down.close();
+    }
+  });
+});
