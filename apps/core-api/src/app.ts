@@ -11,6 +11,11 @@ import { requestId } from "hono/request-id";
 import type { App, AppDeps, AppEnv, Services } from "./context.js";
 import { errorBody, handleError } from "./errors.js";
 import { limitBody, requireJsonBody } from "./middleware/body.js";
+import { registerGetAgentCaseAudit } from "./routes/agent-cases/audit.js";
+import { registerDeleteAgentCase } from "./routes/agent-cases/delete.js";
+import { registerListAgentCases } from "./routes/agent-cases/list.js";
+import { registerPostAgentCases } from "./routes/agent-cases/post.js";
+import { registerUseAgentCase } from "./routes/agent-cases/use.js";
 import { registerPostAuthChallenge } from "./routes/auth/challenge.js";
 import { registerPostAuthVerify } from "./routes/auth/verify.js";
 import { registerGetHealth } from "./routes/health/get.js";
@@ -28,6 +33,7 @@ import { registerSearchMemories } from "./routes/memories/search.js";
 import { registerVerifyMemory } from "./routes/memories/verify.js";
 import { rpcAnchorChain } from "./services/anchor-chain.js";
 import { AppendQueue } from "./services/append-queue.js";
+import { GrantService } from "./services/grants.js";
 import { MemoryService } from "./services/memories.js";
 import { ProofService } from "./services/proofs.js";
 import { RecallCache } from "./services/recall-cache.js";
@@ -49,6 +55,11 @@ const routeRegistrations: readonly ((app: App, deps: AppDeps, services: Services
   registerVerifyMemory,
   registerGetLog,
   registerGetLogConsistency,
+  registerPostAgentCases,
+  registerListAgentCases,
+  registerDeleteAgentCase,
+  registerGetAgentCaseAudit,
+  registerUseAgentCase,
 ];
 
 /** The services of one app instance, built from its dependencies. */
@@ -59,16 +70,22 @@ function createServices(deps: AppDeps): Services {
     maxBytes: deps.config.recallCacheMaxBytes,
   });
   const chain = deps.chain ?? rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId);
-  return {
+  const memories = new MemoryService({
+    db: deps.db,
+    clock: deps.clock,
+    appendQueue: new AppendQueue(deps.db),
     recall,
-    memories: new MemoryService({
-      db: deps.db,
-      clock: deps.clock,
-      appendQueue: new AppendQueue(deps.db),
-      recall,
-    }),
-    proofs: new ProofService(deps.db, chain),
-  };
+  });
+  const proofs = new ProofService(deps.db, chain);
+  const grants = new GrantService({
+    db: deps.db,
+    clock: deps.clock,
+    masterKey: deps.config.masterKey,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    memories,
+    proofs,
+  });
+  return { recall, memories, proofs, grants };
 }
 
 /** An incoming x-request-id is kept only when it is short and plain. */

@@ -8,6 +8,7 @@ import type { AuthContext, Clock } from "@svc/auth";
 import type { Database } from "@svc/db-schema";
 import type { Logger } from "pino";
 import type { Config } from "./env.js";
+import type { GrantService } from "./services/grants.js";
 import type { MemoryService } from "./services/memories.js";
 import type { AnchorChain, ProofService } from "./services/proofs.js";
 import type { RecallCache } from "./services/recall-cache.js";
@@ -27,6 +28,7 @@ export interface Services {
   readonly memories: MemoryService;
   readonly proofs: ProofService;
   readonly recall: RecallCache;
+  readonly grants: GrantService;
 }
 
 /** Hono environment: per-request variables. */

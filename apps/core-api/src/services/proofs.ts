@@ -18,8 +18,9 @@ import {
 import type { ProofBundle } from "@svc/verifier";
 import { ApiError } from "../errors.js";
 import type { Owner } from "./caller.js";
-import { openMemoryBody } from "./memory-body.js";
+import { type MemoryBody, openMemoryBody } from "./memory-body.js";
 import { memoryLeaf } from "./memory-leaf.js";
+import { type MemoryView, memoryView } from "./memory-view.js";
 
 /** The commitment account fields the verify route compares against. */
 export interface OnChainCommitment {
@@ -47,6 +48,9 @@ export interface AnchorChain {
 
 /** A proof bundle as this service builds it (the verifier's ProofBundle, proof array owned). */
 export type ProofBundleView = ProofBundle & { readonly inclusionProof: string[] | null };
+
+/** A memory with its proof bundle nested as `proof` (CONTRACT §11, grant answers). */
+export type MemoryWithProof = MemoryView & { readonly proof: ProofBundleView };
 
 /** `GET /log` (CONTRACT §5). */
 export interface LogView {
@@ -103,14 +107,32 @@ export class ProofService {
     row: Memory,
     checkpoint: AnchoredCheckpoint | null,
   ): Promise<ProofBundleView> {
-    if (row.ciphertext === null || row.iv === null) {
-      throw new ApiError("not_found", "no such memory");
-    }
-    const body = openMemoryBody(
-      dataKey,
-      { ciphertext: row.ciphertext, iv: row.iv },
-      { userId: owner.userId, memoryId: row.id },
-    );
+    return this.bundleOf(owner, row, openRow(owner, dataKey, row), checkpoint);
+  }
+
+  /**
+   * A memory as a capability grant shows it (CONTRACT §11): the memory object of CONTRACT §4 with
+   * its proof bundle nested as `proof`; `anchored` is the bundle's (covered by `checkpoint`). The
+   * body is decrypted once for both.
+   * @throws as {@link bundle}.
+   */
+  async memoryWithProof(
+    owner: Owner,
+    dataKey: Uint8Array,
+    row: Memory,
+    checkpoint: AnchoredCheckpoint | null,
+  ): Promise<MemoryWithProof> {
+    const body = openRow(owner, dataKey, row);
+    const proof = await this.bundleOf(owner, row, body, checkpoint);
+    return { ...memoryView(row, body.content, proof.anchored), proof };
+  }
+
+  private async bundleOf(
+    owner: Owner,
+    row: Memory,
+    body: MemoryBody,
+    checkpoint: AnchoredCheckpoint | null,
+  ): Promise<ProofBundleView> {
     const { leafData, leafHash } = memoryLeaf(
       {
         memoryId: row.id,
@@ -259,4 +281,19 @@ export class ProofService {
       rootHash: toHex(account.root),
     };
   }
+}
+
+/**
+ * Opens a live row's body.
+ * @throws ApiError not_found for a deleted row (no body left); DecryptionError for a damaged one.
+ */
+function openRow(owner: Owner, dataKey: Uint8Array, row: Memory): MemoryBody {
+  if (row.ciphertext === null || row.iv === null) {
+    throw new ApiError("not_found", "no such memory");
+  }
+  return openMemoryBody(
+    dataKey,
+    { ciphertext: row.ciphertext, iv: row.iv },
+    { userId: owner.userId, memoryId: row.id },
+  );
 }

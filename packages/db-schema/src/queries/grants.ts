@@ -33,6 +33,8 @@ export interface NewGrant {
   /** Uses allowed, >= 1. */
   readonly maxUses: number;
   readonly expiresAt: Date;
+  /** Creation time; default the database's `now()`. */
+  readonly createdAt?: Date;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function insertGrant(db: Executor, input: NewGrant): Promise<Capabi
       label: input.label ?? null,
       maxUses: input.maxUses,
       expiresAt: input.expiresAt,
+      ...(input.createdAt ? { createdAt: input.createdAt } : {}),
     })
     .returning();
   return rows[0] as CapabilityGrant;

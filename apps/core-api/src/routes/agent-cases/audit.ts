@@ -1,0 +1,44 @@
+/**
+ * `GET /agent-cases/:id/audit` (CONTRACT §7, §11): every attempt to use one of the caller's grants,
+ * failed or not, newest first, cursor-paginated.
+ * @module
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { App, AppDeps, Services } from "../../context.js";
+import { requireAuth } from "../../middleware/bearer.js";
+import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { GrantAuditSchema, GrantIdParamSchema, PageQuerySchema } from "./_schema.js";
+
+const GrantAuditPageSchema = z
+  .object({ items: z.array(GrantAuditSchema), nextCursor: z.string().nullable() })
+  .openapi("GrantAttemptPage");
+
+/** Registers `GET /agent-cases/:id/audit`. */
+export function registerGetAgentCaseAudit(app: App, deps: AppDeps, services: Services): void {
+  const route = createRoute({
+    method: "get",
+    path: "/agent-cases/{id}/audit",
+    tags: ["capability grants"],
+    summary: "The attempts to use a grant, newest first",
+    security: bearerSecurity,
+    middleware: [requireAuth(deps)] as const,
+    request: { params: GrantIdParamSchema, query: PageQuerySchema },
+    responses: {
+      200: {
+        description: "A page of attempts",
+        content: { "application/json": { schema: GrantAuditPageSchema } },
+      },
+      400: errorResponse("invalid_request"),
+      401: errorResponse("unauthorized"),
+      404: errorResponse("not_found"),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const page = await services.grants.audit(
+      c.var.auth,
+      c.req.valid("param").id,
+      c.req.valid("query"),
+    );
+    return c.json(page, 200);
+  });
+}

@@ -1,0 +1,39 @@
+/**
+ * `GET /agent-cases` (CONTRACT §7): the caller's grants with their uses left, newest first,
+ * cursor-paginated. Tokens are never shown again.
+ * @module
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { App, AppDeps, Services } from "../../context.js";
+import { requireAuth } from "../../middleware/bearer.js";
+import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { GrantSchema, PageQuerySchema } from "./_schema.js";
+
+const GrantPageSchema = z
+  .object({ items: z.array(GrantSchema), nextCursor: z.string().nullable() })
+  .openapi("GrantPage");
+
+/** Registers `GET /agent-cases`. */
+export function registerListAgentCases(app: App, deps: AppDeps, services: Services): void {
+  const route = createRoute({
+    method: "get",
+    path: "/agent-cases",
+    tags: ["capability grants"],
+    summary: "List the caller's grants, newest first",
+    security: bearerSecurity,
+    middleware: [requireAuth(deps)] as const,
+    request: { query: PageQuerySchema },
+    responses: {
+      200: {
+        description: "A page of grants",
+        content: { "application/json": { schema: GrantPageSchema } },
+      },
+      400: errorResponse("invalid_request"),
+      401: errorResponse("unauthorized"),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const page = await services.grants.list(c.var.auth, c.req.valid("query"));
+    return c.json(page, 200);
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * `POST /agent-cases` (CONTRACT §7): creates a capability grant over the caller's memories (JWT or
+ * API key). The token and URL are in this answer only.
+ * @module
+ */
+import { createRoute } from "@hono/zod-openapi";
+import type { App, AppDeps, Services } from "../../context.js";
+import { requireAuth } from "../../middleware/bearer.js";
+import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { CreatedGrantSchema, CreateGrantBodySchema } from "./_schema.js";
+
+/** Registers `POST /agent-cases`. */
+export function registerPostAgentCases(app: App, deps: AppDeps, services: Services): void {
+  const route = createRoute({
+    method: "post",
+    path: "/agent-cases",
+    tags: ["capability grants"],
+    summary: "Share one operation through a capability URL",
+    security: bearerSecurity,
+    middleware: [requireAuth(deps)] as const,
+    request: {
+      body: { required: true, content: { "application/json": { schema: CreateGrantBodySchema } } },
+    },
+    responses: {
+      201: {
+        description: "The grant, with its token and URL (shown once)",
+        content: { "application/json": { schema: CreatedGrantSchema } },
+      },
+      400: errorResponse("invalid_request"),
+      401: errorResponse("unauthorized"),
+      404: errorResponse("not_found: a named memory is not the caller's live memory"),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const created = await services.grants.create(c.var.auth, c.req.valid("json"));
+    return c.json(created, 201);
+  });
+}

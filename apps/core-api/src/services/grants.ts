@@ -1,0 +1,364 @@
+/**
+ * Capability grants, the `agent-cases` of spec §1, §2 and §4 (CONTRACT §7, §11): a bearer URL that
+ * grants exactly one operation over its owner's memories, with an expiry and a use count. The
+ * token is 32 random bytes in base58 and only its SHA-256 is stored. A use is counted by one SQL
+ * statement and audited in the same transaction, whatever its outcome.
+ * @module
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { Clock } from "@svc/auth";
+import {
+  type CapabilityGrant,
+  type Database,
+  type GrantAuditRow,
+  type GrantOperation,
+  type GrantOutcome,
+  getGrant,
+  getMemoriesByIds,
+  getUserById,
+  insertGrant,
+  insertGrantAudit,
+  latestAnchoredCheckpoint,
+  listGrantAudit,
+  listGrants,
+  type Memory,
+  revokeGrant,
+  useGrant,
+} from "@svc/db-schema";
+import bs58 from "bs58";
+import { ApiError, type ErrorCode } from "../errors.js";
+import { dataKeyOf, type Owner } from "./caller.js";
+import type { MemoryService } from "./memories.js";
+import type { MemoryWithProof, ProofService } from "./proofs.js";
+
+/** Bytes of randomness in a grant token (CONTRACT §7). */
+export const GRANT_TOKEN_BYTES = 32;
+
+/** Default number of matches a `search` grant returns (as `POST /memories/search`). */
+export const DEFAULT_GRANT_SEARCH_LIMIT = 20;
+
+/** `POST /agent-cases` input, validated by the route (CONTRACT §7). */
+export interface CreateGrantInput {
+  readonly operation:
+    | { readonly type: "read_memories"; readonly memoryIds: readonly string[] }
+    | { readonly type: "search"; readonly query: string; readonly limit?: number | undefined };
+  /** 60 to 2 592 000 seconds. */
+  readonly expiresInSeconds: number;
+  /** 1 to 1 000. */
+  readonly maxUses: number;
+  readonly label?: string | undefined;
+}
+
+/** A grant's operation as the API shows it. */
+export type GrantOperationView =
+  | { type: "read_memories"; memoryIds: string[] }
+  | { type: "search"; query: string; limit?: number };
+
+/** Whether a grant can still be used, ranked revoked, expired, exhausted (CONTRACT §11). */
+export type GrantStatus = "active" | "revoked" | "expired" | "exhausted";
+
+/** A grant as its owner sees it (never the token). */
+export interface GrantView {
+  readonly id: string;
+  readonly operation: GrantOperationView;
+  readonly label: string | null;
+  readonly expiresAt: string;
+  readonly maxUses: number;
+  readonly usesRemaining: number;
+  readonly status: GrantStatus;
+  readonly revokedAt: string | null;
+  readonly createdAt: string;
+}
+
+/** `POST /agent-cases` answer: the grant and, this once, its token and URL. */
+export interface CreatedGrantView {
+  readonly id: string;
+  readonly url: string;
+  readonly token: string;
+  readonly operation: GrantOperationView;
+  readonly label: string | null;
+  readonly expiresAt: string;
+  readonly maxUses: number;
+  readonly usesRemaining: number;
+  readonly createdAt: string;
+}
+
+/** One audited attempt (CONTRACT §11). */
+export interface GrantAuditView {
+  readonly id: string;
+  readonly at: string;
+  readonly outcome: GrantOutcome;
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
+/** Who attempted a use, as the HTTP layer saw it. */
+export interface GrantClient {
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
+/** `GET /agent-cases/:token` answer (CONTRACT §7, §11). */
+export interface GrantUseView {
+  readonly operation: GrantOperationView;
+  readonly expiresAt: string;
+  readonly usesRemaining: number;
+  /** The granted memories, each with its proof bundle nested as `proof`. */
+  readonly memories: MemoryWithProof[];
+  /** Granted memories left out because they were deleted after the grant was made. */
+  readonly omitted: number;
+}
+
+/** What the grant service needs. */
+export interface GrantServiceDeps {
+  readonly db: Database;
+  readonly clock: Clock;
+  /** The key-encryption key: a grant use unwraps its owner's data key. */
+  readonly masterKey: Uint8Array;
+  /** PUBLIC_BASE_URL without a trailing slash; grant URLs are `<base>/agent-cases/<token>`. */
+  readonly publicBaseUrl: string;
+  readonly memories: MemoryService;
+  readonly proofs: ProofService;
+}
+
+/** Longest client IP or user agent kept in an audit row. */
+const MAX_AUDIT_TEXT = 512;
+
+const REFUSALS: Record<Exclude<GrantOutcome, "ok">, { code: ErrorCode; message: string }> = {
+  not_found: { code: "not_found", message: "no such grant" },
+  revoked: { code: "grant_revoked", message: "the grant was revoked" },
+  expired: { code: "grant_expired", message: "the grant has expired" },
+  exhausted: { code: "grant_exhausted", message: "the grant has no uses left" },
+};
+
+/** Capability grant operations: the owner's management and the anonymous use. */
+export class GrantService {
+  constructor(private readonly deps: GrantServiceDeps) {}
+
+  /**
+   * Creates a grant over the owner's memories. A `read_memories` grant must name live memories of
+   * the owner only; a `search` grant stores its limit (default 20).
+   * @returns the grant with its token and URL, which are never shown again.
+   * @throws ApiError not_found when a named memory is unknown, deleted or another user's
+   *   (`details` lists which).
+   */
+  async create(owner: Owner, input: CreateGrantInput): Promise<CreatedGrantView> {
+    const operation = await this.checkOperation(owner, input.operation);
+    const token = bs58.encode(randomBytes(GRANT_TOKEN_BYTES));
+    const now = this.deps.clock.now();
+    const grant = await insertGrant(this.deps.db, {
+      userId: owner.userId,
+      tokenHash: hashGrantToken(token),
+      operation,
+      label: input.label ?? null,
+      maxUses: input.maxUses,
+      expiresAt: new Date(now.getTime() + input.expiresInSeconds * 1000),
+      createdAt: now,
+    });
+    return {
+      id: grant.id,
+      url: `${this.deps.publicBaseUrl}/agent-cases/${token}`,
+      token,
+      operation: operationView(grant.operation),
+      label: grant.label,
+      expiresAt: grant.expiresAt.toISOString(),
+      maxUses: grant.maxUses,
+      usesRemaining: grant.maxUses - grant.uses,
+      createdAt: grant.createdAt.toISOString(),
+    };
+  }
+
+  /**
+   * The owner's grants, newest first, one page.
+   * @throws InvalidCursorError (`@svc/db-schema`) for a cursor this list did not issue.
+   */
+  async list(
+    owner: Owner,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<{ items: GrantView[]; nextCursor: string | null }> {
+    const result = await listGrants(this.deps.db, owner.userId, {
+      limit: page.limit,
+      ...(page.cursor ? { cursor: page.cursor } : {}),
+    });
+    const now = this.deps.clock.now();
+    return { items: result.items.map((g) => grantView(g, now)), nextCursor: result.nextCursor };
+  }
+
+  /**
+   * Revokes the owner's grant; effective on the very next use; idempotent.
+   * @throws ApiError not_found when the grant is unknown or another user's.
+   */
+  async revoke(owner: Owner, id: string): Promise<void> {
+    if (!(await revokeGrant(this.deps.db, owner.userId, id, this.deps.clock.now()))) {
+      throw new ApiError("not_found", "no such grant");
+    }
+  }
+
+  /**
+   * The attempts on the owner's grant, newest first, one page.
+   * @throws ApiError not_found when the grant is unknown or another user's; InvalidCursorError.
+   */
+  async audit(
+    owner: Owner,
+    id: string,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<{ items: GrantAuditView[]; nextCursor: string | null }> {
+    if (!(await getGrant(this.deps.db, owner.userId, id))) {
+      throw new ApiError("not_found", "no such grant");
+    }
+    const result = await listGrantAudit(this.deps.db, owner.userId, id, {
+      limit: page.limit,
+      ...(page.cursor ? { cursor: page.cursor } : {}),
+    });
+    return { items: result.items.map(auditView), nextCursor: result.nextCursor };
+  }
+
+  /**
+   * Uses the grant whose token is `token` (no other credential). The use is counted atomically
+   * and one audit row is written in the same transaction, whatever the outcome; then the granted
+   * memories are read with the owner's data key and each gets its proof bundle at the latest
+   * anchored checkpoint.
+   * @throws ApiError not_found (unknown token), grant_revoked, grant_expired or grant_exhausted.
+   */
+  async use(token: string, client: GrantClient): Promise<GrantUseView> {
+    const now = this.deps.clock.now();
+    const used = await this.deps.db.transaction(async (tx) => {
+      const result = await useGrant(tx, hashGrantToken(token), now);
+      await insertGrantAudit(tx, {
+        grantId: result.grant?.id ?? null,
+        userId: result.grant?.userId ?? null,
+        outcome: result.outcome,
+        ip: clip(client.ip),
+        userAgent: clip(client.userAgent),
+        at: now,
+      });
+      return result;
+    });
+    if (used.outcome !== "ok") {
+      const refusal = REFUSALS[used.outcome];
+      throw new ApiError(refusal.code, refusal.message);
+    }
+    const grant = used.grant;
+    const user = await getUserById(this.deps.db, grant.userId);
+    if (!user) {
+      throw new Error(`grant ${grant.id}: its owner ${grant.userId} does not exist`);
+    }
+    const owner: Owner = { userId: user.id, ownerPubkey: user.ownerPubkey };
+    const dataKey = dataKeyOf(this.deps.masterKey, {
+      userId: user.id,
+      wrappedDataKey: user.wrappedDataKey,
+    });
+    const wanted = await this.grantedIds(owner, dataKey, grant.operation);
+    const [rows, checkpoint] = await Promise.all([
+      getMemoriesByIds(this.deps.db, owner.userId, wanted),
+      latestAnchoredCheckpoint(this.deps.db, owner.userId),
+    ]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const live = wanted.map((id) => byId.get(id)).filter((row): row is Memory => row !== undefined);
+    const memories = await Promise.all(
+      live.map((row) => this.deps.proofs.memoryWithProof(owner, dataKey, row, checkpoint)),
+    );
+    return {
+      operation: operationView(grant.operation),
+      expiresAt: grant.expiresAt.toISOString(),
+      usesRemaining: grant.maxUses - grant.uses,
+      memories,
+      omitted: wanted.length - live.length,
+    };
+  }
+
+  /** The memory ids an operation reaches, in the order they are answered. */
+  private async grantedIds(
+    owner: Owner,
+    dataKey: Uint8Array,
+    operation: GrantOperation,
+  ): Promise<readonly string[]> {
+    if (operation.type === "read_memories") {
+      return operation.memoryIds;
+    }
+    const found = await this.deps.memories.search(owner, dataKey, {
+      query: operation.query,
+      limit: operation.limit ?? DEFAULT_GRANT_SEARCH_LIMIT,
+      caseSensitive: false,
+      metadata: undefined,
+    });
+    return found.items.map((item) => item.id);
+  }
+
+  /** The operation as stored; every named memory must be a live memory of the owner. */
+  private async checkOperation(
+    owner: Owner,
+    operation: CreateGrantInput["operation"],
+  ): Promise<GrantOperation> {
+    if (operation.type === "search") {
+      return {
+        type: "search",
+        query: operation.query,
+        limit: operation.limit ?? DEFAULT_GRANT_SEARCH_LIMIT,
+      };
+    }
+    const found = await getMemoriesByIds(this.deps.db, owner.userId, operation.memoryIds);
+    const present = new Set(found.map((row) => row.id));
+    const missing = operation.memoryIds.flatMap((id, i) =>
+      present.has(id) ? [] : [{ path: ["operation", "memoryIds", i], message: "no such memory" }],
+    );
+    if (missing.length > 0) {
+      throw new ApiError("not_found", "a granted memory does not exist", missing);
+    }
+    return { type: "read_memories", memoryIds: [...operation.memoryIds] };
+  }
+}
+
+/** SHA-256 of a grant token's UTF-8 bytes: the only form in which a token is stored. */
+export function hashGrantToken(token: string): Uint8Array {
+  return new Uint8Array(createHash("sha256").update(token, "utf8").digest());
+}
+
+/** The status of `grant` at `now`, ranked revoked, expired, exhausted (CONTRACT §11). */
+export function grantStatus(grant: CapabilityGrant, now: Date): GrantStatus {
+  if (grant.revokedAt !== null) {
+    return "revoked";
+  }
+  if (grant.expiresAt.getTime() <= now.getTime()) {
+    return "expired";
+  }
+  return grant.uses >= grant.maxUses ? "exhausted" : "active";
+}
+
+function grantView(grant: CapabilityGrant, now: Date): GrantView {
+  return {
+    id: grant.id,
+    operation: operationView(grant.operation),
+    label: grant.label,
+    expiresAt: grant.expiresAt.toISOString(),
+    maxUses: grant.maxUses,
+    usesRemaining: grant.maxUses - grant.uses,
+    status: grantStatus(grant, now),
+    revokedAt: grant.revokedAt?.toISOString() ?? null,
+    createdAt: grant.createdAt.toISOString(),
+  };
+}
+
+function operationView(operation: GrantOperation): GrantOperationView {
+  return operation.type === "read_memories"
+    ? { type: "read_memories", memoryIds: [...operation.memoryIds] }
+    : {
+        type: "search",
+        query: operation.query,
+        ...(operation.limit === undefined ? {} : { limit: operation.limit }),
+      };
+}
+
+function auditView(row: GrantAuditRow): GrantAuditView {
+  return {
+    id: String(row.id),
+    at: row.at.toISOString(),
+    outcome: row.outcome,
+    ip: row.ip,
+    userAgent: row.userAgent,
+  };
+}
+
+function clip(text: string | null): string | null {
+  return text === null ? null : text.slice(0, MAX_AUDIT_TEXT);
+}
