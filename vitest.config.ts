@@ -11,6 +11,7 @@ export default defineConfig({
       "apps/*/src/**/*.test.ts",
       "apps/*/test/**/*.test.ts",
       "programs/*/test/**/*.test.ts",
+      "scripts/test/**/*.test.ts",
     ],
     globalSetup: ["packages/db-schema/src/testing/global-setup.ts"],
     testTimeout: 60_000,

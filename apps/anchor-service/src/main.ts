@@ -7,7 +7,12 @@
  */
 import { serve } from "@hono/node-server";
 import { ChainClient, loadKeypairFile } from "@svc/chain-commit";
-import { createDatabase, migrateDatabase, resolveDatabaseUrl } from "@svc/db-schema";
+import {
+  createDatabase,
+  handleShutdownSignals,
+  migrateDatabase,
+  resolveDatabaseUrl,
+} from "@svc/db-schema";
 import { pino } from "pino";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
@@ -93,5 +98,6 @@ async function shutdown(signal: string): Promise<void> {
   logger.info("stopped");
   process.exit(0);
 }
-process.on("SIGINT", () => void shutdown("SIGINT"));
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
+// The only handler of SIGINT/SIGTERM/SIGHUP, also when this process started the embedded
+// PostgreSQL (whose own exit hooks would stop it before the requests in flight are finished).
+handleShutdownSignals((signal) => void shutdown(signal));

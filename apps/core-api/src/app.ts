@@ -69,7 +69,9 @@ function createServices(deps: AppDeps): Services {
     clock: deps.clock,
     maxBytes: deps.config.recallCacheMaxBytes,
   });
-  const chain = deps.chain ?? rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId);
+  const chain =
+    deps.chain ??
+    rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId, deps.config.siws.chainId);
   const memories = new MemoryService({
     db: deps.db,
     clock: deps.clock,

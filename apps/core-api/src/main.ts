@@ -1,15 +1,21 @@
 /**
  * core-api process: config → database (DATABASE_URL or the embedded PostgreSQL) → migrations →
- * app → HTTP server. Exits non-zero naming the variable when the config is invalid; on SIGINT or
- * SIGTERM stops accepting, finishes in-flight requests, closes the database.
+ * app → HTTP server. Exits non-zero naming the variable when the config is invalid; on SIGINT,
+ * SIGTERM or SIGHUP stops accepting, finishes in-flight requests, closes the database.
  * @module
  */
 import { serve } from "@hono/node-server";
 import { systemClock } from "@svc/auth";
-import { createDatabase, migrateDatabase, resolveDatabaseUrl } from "@svc/db-schema";
+import {
+  createDatabase,
+  handleShutdownSignals,
+  migrateDatabase,
+  resolveDatabaseUrl,
+} from "@svc/db-schema";
 import pino from "pino";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./env.js";
+import { trackInFlight } from "./in-flight.js";
 
 const logger = pino({ name: "core-api" });
 
@@ -31,9 +37,13 @@ const resolved = await resolveDatabaseUrl({
 await migrateDatabase(resolved.url);
 const database = createDatabase({ url: resolved.url, max: 16 });
 const app = createApp({ db: database.db, config, clock: systemClock, logger });
-const server = serve({ fetch: app.fetch, port: config.port }, (info) => {
+const requests = trackInFlight(app.fetch);
+const server = serve({ fetch: requests.fetch, port: config.port }, (info) => {
   logger.info({ port: info.port }, "core-api listening");
 });
+
+/** How long a shutdown waits for the requests in flight before it closes the database. */
+const SHUTDOWN_GRACE_MS = 15_000;
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -42,11 +52,16 @@ async function shutdown(signal: string): Promise<void> {
   }
   stopping = true;
   logger.info({ signal }, "core-api stopping");
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!(await requests.idle(SHUTDOWN_GRACE_MS))) {
+    logger.warn({ inFlight: requests.count() }, "requests still running after the grace period");
+  }
+  await closed;
   await database.close();
   await resolved.embedded?.stop();
   logger.info("core-api stopped");
   process.exit(0);
 }
-process.on("SIGINT", () => void shutdown("SIGINT"));
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
+// The only handler of SIGINT/SIGTERM/SIGHUP, also when this process started the embedded
+// PostgreSQL (whose own exit hooks would stop it before the requests in flight are finished).
+handleShutdownSignals((signal) => void shutdown(signal));

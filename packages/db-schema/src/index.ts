@@ -21,6 +21,7 @@ export {
   type EmbeddedPostgresOptions,
   type EnsureEmbeddedOptions,
   ensureEmbeddedPostgres,
+  handleShutdownSignals,
   type ResolvedDatabase,
   resolveDatabaseUrl,
   startEmbeddedPostgres,

@@ -3,7 +3,7 @@
  * commitment account through `@svc/chain-commit`'s standard JSON-RPC reader.
  * @module
  */
-import { clusterFromRpcUrl, commitmentAddress, readCommitmentFromRpc } from "@svc/chain-commit";
+import { commitmentAddress, readCommitmentFromRpc } from "@svc/chain-commit";
 import type { AnchorChain } from "./proofs.js";
 
 // Memoized commitment addresses (a PDA search costs up to 255 hashes) before the memo is reset.
@@ -13,15 +13,17 @@ const ADDRESS_MEMO_LIMIT = 10_000;
  * An {@link AnchorChain} over a Solana JSON-RPC endpoint.
  * @param rpcUrl CHAIN_RPC_URL (or the local chain's URL).
  * @param programId SERVICE_PROGRAM_ID, base58.
+ * @param cluster the cluster name reported in anchors: SIWS_CHAIN_ID (`mainnet`, `devnet`,
+ *   `testnet`, `localnet`), which the operator sets for the cluster CHAIN_RPC_URL serves.
  * @param requestTimeoutMs timeout of each RPC read; default 5 000 ms.
  * @throws TypeError when `rpcUrl` is not a URL.
  */
 export function rpcAnchorChain(
   rpcUrl: string,
   programId: string,
+  cluster: string,
   requestTimeoutMs = 5000,
 ): AnchorChain {
-  const cluster = clusterFromRpcUrl(rpcUrl);
   const addresses = new Map<string, string>();
   return {
     cluster,
