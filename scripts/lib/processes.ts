@@ -14,6 +14,17 @@ export interface AppProcess {
   readonly exited: Promise<number | string>;
 }
 
+/** Options of {@link startApp}. */
+export interface StartOptions {
+  /** Arguments after the entry file. */
+  readonly args?: readonly string[];
+  /**
+   * Run in a process group of its own, so that a terminal's Ctrl-C (sent to the foreground group)
+   * does not reach it, and open an IPC channel to it (which closes when this process ends).
+   */
+  readonly ownGroup?: boolean;
+}
+
 /**
  * Starts `entry` (a TypeScript file) with tsx in a child process; its output is prefixed with
  * `[name]` on this process's stdout/stderr.
@@ -23,11 +34,13 @@ export function startApp(
   entry: string,
   env: NodeJS.ProcessEnv,
   cwd: string,
+  options: StartOptions = {},
 ): AppProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+  const child = spawn(process.execPath, ["--import", "tsx", entry, ...(options.args ?? [])], {
     cwd,
     env,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: options.ownGroup ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
+    detached: options.ownGroup === true,
   });
   prefixLines(child.stdout, `[${name}] `, process.stdout);
   prefixLines(child.stderr, `[${name}] `, process.stderr);

@@ -2,10 +2,14 @@
  * The anchor service's HTTP surface (hono): `GET /metrics` (Prometheus text exposition of the
  * service's own registry; CONTRACT §6), `GET /healthz` (the process is up) and `GET /readyz` (the
  * database answers and every committed migration is applied). Nothing here changes state.
+ * Every response carries `x-request-id` (CONTRACT §1) and every request is logged as one JSON line
+ * with it (method, path, status, duration; never a header or a body).
  * @module
  */
 import { type Executor, pendingMigrations } from "@svc/db-schema";
 import { Hono } from "hono";
+import { requestId } from "hono/request-id";
+import { type Logger, pino } from "pino";
 import type { AnchorMetrics } from "./metrics.js";
 
 /** Dependencies of {@link createApp}. */
@@ -14,7 +18,20 @@ export interface AppDeps {
   readonly db: Executor;
   /** Metrics served by `/metrics`. */
   readonly metrics: AnchorMetrics;
+  /**
+   * Where the request lines (level info) and unexpected errors go; default: a pino logger on
+   * stdout with `service: "anchor-service"`.
+   */
+  readonly logger?: Logger;
 }
+
+/** Hono environment: the request id of hono/request-id. */
+interface AppEnv {
+  Variables: { requestId: string };
+}
+
+/** An incoming x-request-id is kept only when it is short and plain (as in core-api). */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Builds the hono app.
@@ -22,11 +39,34 @@ export interface AppDeps {
  * - `GET /healthz` → 200 `{ status: "ok" }`.
  * - `GET /readyz` → 200 `{ status: "ready" }`, or 503
  *   `{ error: { code: "database_unavailable" | "migrations_pending", message } }`.
- * Unknown paths are 404 `{ error: { code: "not_found", message } }` (CONTRACT §1 error shape).
- * @example serve({ fetch: createApp({ db, metrics }).fetch, port: 8789 })
+ * Unknown paths are 404 `{ error: { code: "not_found", message } }`; an unexpected failure is 500
+ * `{ error: { code: "internal", message } }` naming the request id (CONTRACT §1 error shape).
+ * @example serve({ fetch: createApp({ db, metrics, logger }).fetch, port: 8789 })
  */
-export function createApp(deps: AppDeps): Hono {
-  const app = new Hono();
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const logger = deps.logger ?? pino({ base: { service: "anchor-service", pid: process.pid } });
+  const app = new Hono<AppEnv>();
+
+  app.use(requestId({ generator: () => crypto.randomUUID(), limitLength: 128 }));
+  app.use(async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    if (incoming !== undefined && !SAFE_REQUEST_ID.test(incoming)) {
+      c.set("requestId", crypto.randomUUID());
+    }
+    const started = performance.now();
+    await next();
+    c.header("x-request-id", c.var.requestId);
+    logger.info(
+      {
+        requestId: c.var.requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      "request",
+    );
+  });
 
   app.get("/metrics", async (c) => {
     const body = await deps.metrics.registry.metrics();
@@ -39,7 +79,11 @@ export function createApp(deps: AppDeps): Hono {
     let pending: number;
     try {
       pending = await pendingMigrations(deps.db);
-    } catch {
+    } catch (error) {
+      logger.warn(
+        { requestId: c.var.requestId, err: errorSummary(error) },
+        "readiness: database unavailable",
+      );
       return c.json(
         { error: { code: "database_unavailable", message: "the database does not answer" } },
         503,
@@ -60,6 +104,37 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   app.notFound((c) => c.json({ error: { code: "not_found", message: "no such route" } }, 404));
+  app.onError((error, c) => {
+    const id = c.var.requestId;
+    logger.error({ requestId: id, err: errorSummary(error) }, "unhandled error");
+    return c.json(
+      { error: { code: "internal", message: `internal error (request id ${id ?? "unknown"})` } },
+      500,
+    );
+  });
 
   return app;
+}
+
+/**
+ * Name, message and code of an error, nothing else (other properties may carry query values).
+ * drizzle's DrizzleQueryError lists the bound parameters in its message: for it, the SQL text and
+ * the driver error (its `cause`) are kept instead.
+ */
+function errorSummary(error: unknown): { name: string; message: string; code?: string } {
+  if (!(error instanceof Error)) {
+    return { name: "NonError", message: `a ${typeof error} was thrown` };
+  }
+  const query = (error as { query?: unknown }).query;
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  const drizzle = typeof query === "string" && "params" in error;
+  const source = drizzle && cause ? cause : error;
+  const code = (source as { code?: unknown }).code;
+  return {
+    name: error.name,
+    message: drizzle
+      ? `Failed query: ${query}${cause ? ` (${cause.name}: ${cause.message})` : ""}`
+      : error.message,
+    ...(typeof code === "string" ? { code } : {}),
+  };
 }

@@ -17,8 +17,11 @@ import { type Logger, pino } from "pino";
 export interface TestChain {
   readonly url: string;
   readonly programId: string;
-  /** A ChainClient for `authority` at `rpcUrl` (default this chain's URL). */
-  client(authority: Keypair, rpcUrl?: string): ChainClient;
+  /**
+   * A ChainClient for `authority` at `rpcUrl` (default this chain's URL); confirmation waits
+   * `confirmTimeoutMs` (default 20 000).
+   */
+  client(authority: Keypair, rpcUrl?: string, confirmTimeoutMs?: number): ChainClient;
   /** A fresh authority holding `sol` SOL (none when 0). */
   authority(sol?: number): Promise<Keypair>;
   close(): Promise<void>;
@@ -44,12 +47,12 @@ export async function startTestChain(): Promise<TestChain> {
   return {
     url: chain.url,
     programId: LOCAL_PROGRAM_ID,
-    client: (authority, rpcUrl = chain.url) =>
+    client: (authority, rpcUrl = chain.url, confirmTimeoutMs = 20_000) =>
       new ChainClient({
         rpcUrl,
         programId: LOCAL_PROGRAM_ID,
         authority,
-        confirmTimeoutMs: 20_000,
+        confirmTimeoutMs,
         requestTimeoutMs: 5_000,
       }),
     async authority(sol = 100) {

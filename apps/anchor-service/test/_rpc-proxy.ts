@@ -1,9 +1,12 @@
 /**
  * A JSON-RPC proxy in front of the local chain for failure injection: each call can be passed
- * through, failed with HTTP 503 before reaching the chain (an RPC provider outage), forwarded with
- * its answer lost on the way back (the outcome unknown to the client), or answered with a canned
- * result (a lagging RPC node serving a stale account). The chain itself stays real; only the network
- * between the service and it misbehaves (STYLE §17: fakes only for what lies outside).
+ * through (optionally held for a while first: a slow RPC node), failed with HTTP 503 before
+ * reaching the chain (an RPC provider outage), forwarded with its answer lost on the way back (the
+ * outcome unknown to the client), or answered with a canned result (a lagging RPC node serving a
+ * stale account, a node that never reports a signature's status, a node that drops a transaction).
+ * It also counts, per method, how many calls were in flight at once (arrival to answer). The chain
+ * itself stays real; only the network between the service and it misbehaves (STYLE §17: fakes
+ * only for what lies outside).
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -17,7 +20,7 @@ export interface RpcCall {
 
 /** What the proxy does with a call. */
 export type RpcAction =
-  | { readonly kind: "pass" }
+  | { readonly kind: "pass"; readonly delayMs?: number }
   | { readonly kind: "fail" }
   | { readonly kind: "forward-then-fail" }
   | { readonly kind: "reply"; readonly result: unknown };
@@ -28,6 +31,10 @@ export interface RpcProxy {
   readonly url: string;
   /** Every call received, in order. */
   readonly calls: RpcCall[];
+  /** Calls of each method in flight right now (from arrival until the answer is written). */
+  readonly inFlight: Map<string, number>;
+  /** The most calls of each method ever in flight at once. */
+  readonly maxInFlight: Map<string, number>;
   /** Decides each call; default: pass everything. */
   rule: (call: RpcCall) => RpcAction;
   /** Sees the upstream result of every passed call. */
@@ -48,6 +55,8 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const proxy: RpcProxy = {
     url: "",
     calls: [],
+    inFlight: new Map(),
+    maxInFlight: new Map(),
     rule: () => ({ kind: "pass" }),
     onResult: () => {},
     close: async () => {},
@@ -63,6 +72,12 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     };
     const call: RpcCall = { method: request.method, params: request.params ?? [] };
     proxy.calls.push(call);
+    const now = (proxy.inFlight.get(call.method) ?? 0) + 1;
+    proxy.inFlight.set(call.method, now);
+    proxy.maxInFlight.set(call.method, Math.max(now, proxy.maxInFlight.get(call.method) ?? 0));
+    res.once("close", () => {
+      proxy.inFlight.set(call.method, (proxy.inFlight.get(call.method) ?? 1) - 1);
+    });
     const action = Array.isArray(parsed) ? ({ kind: "pass" } as const) : proxy.rule(call);
     if (action.kind === "fail") {
       res.writeHead(503, { "content-type": "text/plain" }).end("injected RPC outage");
@@ -73,6 +88,9 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         .writeHead(200, { "content-type": "application/json" })
         .end(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: action.result }));
       return;
+    }
+    if (action.kind === "pass" && action.delayMs) {
+      await new Promise((resolve) => setTimeout(resolve, action.delayMs));
     }
     const upstream = await fetch(target, {
       method: "POST",

@@ -5,6 +5,7 @@
  * PostgreSQL; no chain needed.
  */
 import { randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
 import {
   createDatabase,
   insertSubmittedBatch,
@@ -12,10 +13,13 @@ import {
   treeSaveConflicts,
 } from "@svc/db-schema";
 import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { createMetrics } from "../src/metrics.js";
 import { makeUser, seedMemories } from "./_memories.js";
+
+const silent = pino({ level: "silent" });
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -38,7 +42,7 @@ describe("GET /metrics", () => {
   it("exposes every signal of spec §8, computed from the database at scrape time", async () => {
     let now = Date.now();
     const metrics = createMetrics({ db: t.db, intervalMs: 1000, now: () => now });
-    const app = createApp({ db: t.db, metrics });
+    const app = createApp({ db: t.db, metrics, logger: silent });
     const scrape = async () => {
       const res = await app.request("/metrics");
       expect(res.status).toBe(200);
@@ -97,7 +101,9 @@ describe("GET /metrics", () => {
   it("reports the database gauges as NaN (unknown) when the database is unreachable", async () => {
     const dead = createDatabase({ url: "postgres://postgres@127.0.0.1:1/none" });
     const metrics = createMetrics({ db: dead.db, intervalMs: 1000 });
-    const text = await (await createApp({ db: dead.db, metrics }).request("/metrics")).text();
+    const text = await (
+      await createApp({ db: dead.db, metrics, logger: silent }).request("/metrics")
+    ).text();
     expect(sample(text, "anchor_oldest_unanchored_age_seconds")).toBeNaN();
     expect(sample(text, 'anchor_commit_batches{status="failed"}')).toBeNaN();
     await dead.close();
@@ -106,7 +112,11 @@ describe("GET /metrics", () => {
 
 describe("health and readiness", () => {
   it("/healthz is 200; /readyz is 200 on a migrated database", async () => {
-    const app = createApp({ db: t.db, metrics: createMetrics({ db: t.db, intervalMs: 1000 }) });
+    const app = createApp({
+      db: t.db,
+      metrics: createMetrics({ db: t.db, intervalMs: 1000 }),
+      logger: silent,
+    });
     expect((await app.request("/healthz")).status).toBe(200);
     const ready = await app.request("/readyz");
     expect(ready.status).toBe(200);
@@ -122,6 +132,7 @@ describe("health and readiness", () => {
       const app = createApp({
         db: bare.db,
         metrics: createMetrics({ db: bare.db, intervalMs: 1000 }),
+        logger: silent,
       });
       const res = await app.request("/readyz");
       expect(res.status).toBe(503);
@@ -136,10 +147,97 @@ describe("health and readiness", () => {
     const app = createApp({
       db: dead.db,
       metrics: createMetrics({ db: dead.db, intervalMs: 1000 }),
+      logger: silent,
     });
     const res = await app.request("/readyz");
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ error: { code: "database_unavailable" } });
     await dead.close();
+  });
+});
+
+describe("request ids and request logs", () => {
+  it("answers every response with x-request-id and logs one JSON line per request", async () => {
+    const written: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        written.push(String(chunk));
+        done();
+      },
+    });
+    const app = createApp({
+      db: t.db,
+      metrics: createMetrics({ db: t.db, intervalMs: 1000 }),
+      logger: pino({ level: "trace" }, sink),
+    });
+    const paths = ["/healthz", "/readyz", "/metrics", "/nope"];
+    const ids: string[] = [];
+    for (const path of paths) {
+      const res = await app.request(path);
+      const id = res.headers.get("x-request-id");
+      expect(id, path).toMatch(/^[0-9a-f-]{36}$/);
+      ids.push(id as string);
+    }
+    expect(new Set(ids).size).toBe(paths.length);
+    const kept = await app.request("/healthz", { headers: { "x-request-id": "probe-42" } });
+    expect(kept.headers.get("x-request-id")).toBe("probe-42");
+    const unsafe = await app.request("/healthz", { headers: { "x-request-id": "a b<script>" } });
+    expect(unsafe.headers.get("x-request-id")).not.toBe("a b<script>");
+
+    const lines = written
+      .join("")
+      .split("\n")
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const requests = lines.filter((line) => line.msg === "request");
+    expect(requests.map((line) => [line.path, line.status, line.requestId])).toEqual([
+      ["/healthz", 200, ids[0]],
+      ["/readyz", 200, ids[1]],
+      ["/metrics", 200, ids[2]],
+      ["/nope", 404, ids[3]],
+      ["/healthz", 200, "probe-42"],
+      ["/healthz", 200, unsafe.headers.get("x-request-id")],
+    ]);
+    for (const line of requests) {
+      expect(line).toMatchObject({ level: 30, method: "GET" });
+      expect(typeof line.ms).toBe("number");
+    }
+  });
+
+  it("logs a failing readiness check with its request id and no query parameters", async () => {
+    const written: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        written.push(String(chunk));
+        done();
+      },
+    });
+    const dead = createDatabase({ url: "postgres://postgres@127.0.0.1:1/none", max: 1 });
+    try {
+      const app = createApp({
+        db: dead.db,
+        metrics: createMetrics({ db: dead.db, intervalMs: 1000 }),
+        logger: pino({ level: "trace" }, sink),
+      });
+      const res = await app.request("/readyz");
+      expect(res.status).toBe(503);
+      const id = res.headers.get("x-request-id");
+      const lines = written
+        .join("")
+        .split("\n")
+        .filter((line) => line.length > 0)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const warning = lines.find((line) => line.msg === "readiness: database unavailable");
+      expect(warning).toMatchObject({ level: 40, requestId: id, err: { code: "ECONNREFUSED" } });
+      expect(Object.keys(warning?.err as object).sort()).toEqual(
+        expect.not.arrayContaining(["params", "query", "cause"]),
+      );
+      expect(lines.find((line) => line.msg === "request")).toMatchObject({
+        requestId: id,
+        status: 503,
+      });
+    } finally {
+      await dead.close();
+    }
   });
 });

@@ -6,6 +6,9 @@
  *   zero balance and a growing unanchored age;
  * - RPC failures injected mid-sweep: nothing is marked anchored without a confirmed batch, and the
  *   next healthy sweep catches up;
+ * - a confirmation timeout (an RPC node that never reports the signature's status, or drops the
+ *   transaction): the batch stays `submitted` (stuck), and the next healthy sweep's larger root
+ *   subsumes it;
  * - a shortened log: refused before committing when the chain read shows it (`shortened_log`), and
  *   refused by the chain itself when a stale read hides it (`CountDecreasedError` → batch failed,
  *   `count_decreased`), reported in metrics and logs;
@@ -13,15 +16,17 @@
  * - a missing or drifted persisted tree: rebuilt from the leaves (`tree_drift`), then anchored
  *   with the root of the leaves.
  */
+import { PublicKey } from "@solana/web3.js";
 import {
   countBatchesByStatus,
   getLeafCount,
   latestAnchoredCheckpoint,
   listMemoriesSince,
+  nodeSource,
   rebuildTree,
 } from "@svc/db-schema";
 import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
-import { rootFromLeafHashes, toHex } from "@svc/merkle-log";
+import { consistencyProof, rootFromLeafHashes, toHex, verifyConsistency } from "@svc/merkle-log";
 import { commitmentAddress } from "@svc/verifier";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AnchorChain } from "../src/chain.js";
@@ -185,6 +190,163 @@ describe("RPC failures mid-sweep", () => {
       );
     }
     await expectNothingCorrupted(chain, users);
+  });
+});
+
+describe("confirmation timeout", () => {
+  let proxy: RpcProxy;
+  afterEach(async () => {
+    await proxy?.close();
+  });
+
+  interface BatchRow {
+    status: string;
+    tree_size: string;
+    root: Buffer;
+    expected_nonce: string;
+    signature: string | null;
+  }
+  const batchesOf = (user: TestUser) => t.sql<BatchRow[]>`
+    select status, tree_size, root, expected_nonce, signature from commit_batches
+    where user_id = ${user.id} order by created_at, tree_size`;
+
+  it("leaves the batch submitted; the next healthy sweep's larger root subsumes it", async () => {
+    t = await createTestDatabase({ max: 10 });
+    proxy = await startRpcProxy(testChain.url);
+    const authority = await testChain.authority();
+    // Through the proxy, with a short confirmation wait; `truth` reads the chain directly.
+    const chain = testChain.client(authority, proxy.url, 1500);
+    const truth = testChain.client(authority);
+    const [updated, initialized, dropped] = await Promise.all([
+      makeUser(t.db),
+      makeUser(t.db),
+      makeUser(t.db),
+    ]);
+    const users = [updated, initialized, dropped];
+    // `updated` is anchored once first (3 leaves), so its timed-out commit is an update.
+    await seedMemories(t.db, updated, 3);
+    expect((await sweep(chain)).report.committed).toBe(1);
+    await seedMemories(t.db, updated, 2); // 5
+    await seedMemories(t.db, initialized, 4); // 4
+    await seedMemories(t.db, dropped, 2); // 2
+
+    // The RPC node never reports a signature's status (every confirmation times out), and it
+    // silently drops `dropped`'s transaction (answers sendTransaction without forwarding it).
+    const droppedPda = Buffer.from(
+      new PublicKey(commitmentAddress(dropped.ownerPubkey, testChain.programId)).toBytes(),
+    );
+    let statusPolls = 0;
+    proxy.rule = (call) => {
+      if (call.method === "getSignatureStatuses") {
+        statusPolls += 1;
+        const signatures = call.params[0] as string[];
+        return {
+          kind: "reply",
+          result: { context: { slot: 1 }, value: signatures.map(() => null) },
+        };
+      }
+      if (
+        call.method === "sendTransaction" &&
+        Buffer.from(call.params[0] as string, "base64").includes(droppedPda)
+      ) {
+        return { kind: "reply", result: "dropped-by-the-rpc-node" };
+      }
+      return { kind: "pass" };
+    };
+    const metrics = createMetrics({
+      db: t.db,
+      intervalMs: INTERVAL_MS,
+      now: () => Date.now() + 3 * INTERVAL_MS, // scraped later than two intervals: stuck
+    });
+    const faulty = await sweep(chain, { metrics });
+    expect(statusPolls).toBeGreaterThan(0);
+    expect(faulty.report.sealed).toBe(3);
+    expect(faulty.report.timedOut).toBe(3);
+    expect(faulty.report.outcomes).toEqual(
+      users.map((u) =>
+        expect.objectContaining({
+          userId: u.id,
+          outcome: "timeout",
+          reason: "confirmation_timeout",
+        }),
+      ),
+    );
+    // Every attempt stays submitted; nothing new is anchored or checkpointed.
+    for (const [user, size, nonce] of [
+      [updated, 5, 1],
+      [initialized, 4, 0],
+      [dropped, 2, 0],
+    ] as const) {
+      const last = (await batchesOf(user)).at(-1);
+      expect(last).toMatchObject({
+        status: "submitted",
+        tree_size: String(size),
+        expected_nonce: String(nonce),
+        signature: null,
+      });
+    }
+    expect((await latestAnchoredCheckpoint(t.db, updated.id))?.treeSize).toBe(3);
+    expect(await latestAnchoredCheckpoint(t.db, initialized.id)).toBeNull();
+    expect(await latestAnchoredCheckpoint(t.db, dropped.id)).toBeNull();
+    await expectNothingCorrupted(truth, users);
+    // Two of the transactions did land (the RPC only hid it); the dropped one did not.
+    expect(await truth.readCommitment(updated.ownerPubkey)).toMatchObject({
+      memoryCount: 5,
+      nonce: 2,
+    });
+    expect(await truth.readCommitment(initialized.ownerPubkey)).toMatchObject({
+      memoryCount: 4,
+      nonce: 1,
+    });
+    expect(await truth.readCommitment(dropped.ownerPubkey)).toBeNull();
+    const m = await scrape(metrics);
+    expect(m('anchor_commits_total{outcome="timeout"}')).toBe(3);
+    expect(m('anchor_commit_batches{status="submitted"}')).toBe(3);
+    expect(m("anchor_commit_batches_stuck")).toBe(3);
+
+    // More writes, then a healthy sweep: each user's larger root is committed on top of whatever
+    // landed, every memory is anchored, and the timed-out batches stay submitted (the audit trail).
+    for (const user of users) {
+      await seedMemories(t.db, user, 2);
+    }
+    proxy.rule = () => ({ kind: "pass" });
+    const healthy = await sweep(chain, { metrics });
+    expect(healthy.report.committed).toBe(3);
+    for (const [user, size, nonce, timedOut] of [
+      [updated, 7, 3, 5],
+      [initialized, 6, 2, 4],
+      [dropped, 4, 1, 2],
+    ] as const) {
+      const checkpoint = await latestAnchoredCheckpoint(t.db, user.id);
+      expect(checkpoint).toMatchObject({ treeSize: size, nonce });
+      const onChain = await truth.readCommitment(user.ownerPubkey);
+      expect(onChain).toMatchObject({ memoryCount: size, nonce });
+      expect(toHex(onChain?.root ?? new Uint8Array())).toBe(
+        toHex(checkpoint?.root ?? new Uint8Array()),
+      );
+      const memories = await listMemoriesSince(t.db, user.id, -1);
+      expect(memories).toHaveLength(size);
+      expect(memories.every((mem) => mem.anchored)).toBe(true);
+      expect(toHex(rootFromLeafHashes(memories.map((mem) => mem.leafHash)))).toBe(
+        toHex(checkpoint?.root ?? new Uint8Array()),
+      );
+      const batches = await batchesOf(user);
+      const stuck = batches.filter((b) => b.status === "submitted");
+      expect(stuck).toHaveLength(1);
+      expect(Number(stuck[0]?.tree_size)).toBe(timedOut);
+      expect(batches.at(-1)).toMatchObject({ status: "confirmed", tree_size: String(size) });
+      // The new root extends the timed-out one (RFC 9162 consistency): it subsumes it.
+      const proof = await consistencyProof(timedOut, size, nodeSource(t.db, user.id));
+      verifyConsistency(
+        timedOut,
+        size,
+        proof,
+        new Uint8Array(stuck[0]?.root ?? []),
+        checkpoint?.root ?? new Uint8Array(),
+      );
+    }
+    await expectNothingCorrupted(truth, users);
+    expect((await countBatchesByStatus(t.db)).failed).toBe(0);
   });
 });
 

@@ -4,7 +4,9 @@
  * memories seeded with appendMemories. Covers the age and count seal policies with a controllable
  * clock, and 20 sweeps with writes in between after which every anchored memory's inclusion proof
  * (cut at the latest checkpoint) verifies against the root read from the chain, consecutive
- * checkpoints are consistent (RFC 9162 §2.1.4), and a bundle verifies with @svc/verifier.
+ * checkpoints are consistent (RFC 9162 §2.1.4), and a bundle verifies with @svc/verifier; and
+ * many users anchored concurrently with at most `maxInFlight` commits in flight (counted at an RPC
+ * proxy in front of the chain).
  */
 import {
   countBatchesByStatus,
@@ -34,6 +36,7 @@ import {
   seedMemories,
   type TestUser,
 } from "./_memories.js";
+import { type RpcProxy, startRpcProxy } from "./_rpc-proxy.js";
 
 const INTERVAL_MS = 30_000;
 const SEAL_MAX_AGE_MS = 300_000;
@@ -201,6 +204,47 @@ describe("20 sweeps with writes in between", () => {
     });
     expect(bundle).toMatchObject({ anchored: false, checkpoint: null, anchor: null });
     expect((await verifyBundle(bundle, { rpcUrl: testChain.url })).reason).toBe("not_anchored");
+  });
+});
+
+describe("bounded concurrency", () => {
+  let proxy: RpcProxy | undefined;
+  afterAll(async () => {
+    await proxy?.close();
+  });
+
+  it("commits many users concurrently with at most maxInFlight in flight", async () => {
+    // A slow RPC node: each sendTransaction is held 400 ms before it reaches the chain, so the
+    // commits of concurrently anchored users overlap at the proxy, which counts them.
+    proxy = await startRpcProxy(testChain.url);
+    const slow = testChain.client(await testChain.authority(), proxy.url);
+    proxy.rule = (call) =>
+      call.method === "sendTransaction" ? { kind: "pass", delayMs: 400 } : { kind: "pass" };
+    for (const maxInFlight of [2, 5]) {
+      const users = await Promise.all(Array.from({ length: 12 }, () => makeUser(t.db)));
+      for (const user of users) {
+        await seedMemories(t.db, user, 2);
+      }
+      proxy.maxInFlight.clear();
+      const report = await runSweep({
+        db: t.db,
+        chain: slow,
+        logger: captureLogger().logger,
+        config: { sealMaxPending: 1, sealMaxAgeMs: SEAL_MAX_AGE_MS, maxInFlight },
+      });
+      for (const user of users) {
+        expect(outcomeOf(report, user)).toMatchObject({ outcome: "confirmed", treeSize: 2 });
+        const memories = await listMemoriesSince(t.db, user.id, -1);
+        expect(memories.every((m) => m.anchored)).toBe(true);
+      }
+      // More users than the bound, all committed, never more than the bound at once, and the
+      // bound reached (the sweep is concurrent, not sequential).
+      expect(proxy.calls.filter((c) => c.method === "sendTransaction").length).toBeGreaterThan(0);
+      expect(proxy.maxInFlight.get("sendTransaction"), `maxInFlight ${maxInFlight}`).toBe(
+        maxInFlight,
+      );
+      expect(proxy.inFlight.get("sendTransaction")).toBe(0);
+    }
   });
 });
 

@@ -93,6 +93,14 @@ function createServices(deps: AppDeps): Services {
 /** An incoming x-request-id is kept only when it is short and plain. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** `GET /agent-cases/<token>`: the path itself is a credential (a capability grant's token). */
+const GRANT_USE_PATH = /^\/agent-cases\/[^/]+\/?$/;
+
+/** The request path as logged: a grant token in it is replaced by `:token`. */
+function loggablePath(method: string, path: string): string {
+  return method === "GET" && GRANT_USE_PATH.test(path) ? "/agent-cases/:token" : path;
+}
+
 /** Builds the core API. */
 export function createApp(deps: AppDeps): App {
   const app: App = new OpenAPIHono<AppEnv>({
@@ -123,7 +131,7 @@ export function createApp(deps: AppDeps): App {
       {
         requestId: c.var.requestId,
         method: c.req.method,
-        path: c.req.path,
+        path: loggablePath(c.req.method, c.req.path),
         status: c.res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
       },

@@ -27,6 +27,7 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "chain_unavailable"
   | "database_unavailable"
+  | "migrations_pending"
   | "internal";
 
 /** The HTTP status of each code. Exhaustive: a new code does not compile without one. */
@@ -61,6 +62,7 @@ export function codeToStatus(code: ErrorCode): ContentfulStatusCode {
       return 415;
     case "chain_unavailable":
     case "database_unavailable":
+    case "migrations_pending":
       return 503;
     case "internal":
       return 500;
@@ -85,10 +87,65 @@ export function errorBody(code: ErrorCode, message: string, details?: unknown) {
   return { error: { code, message, ...(details === undefined ? {} : { details }) } };
 }
 
+/** The fields of an error that may be logged. */
+export interface LoggedError {
+  readonly name: string;
+  readonly message: string;
+  readonly stack?: string;
+  readonly code?: string | number;
+}
+
+/**
+ * What the logs keep of an error: its name, message, stack frames and code, nothing else. Errors
+ * can carry request bodies, query parameters, tokens or decrypted content in other properties
+ * (postgres.js `parameters`, drizzle's `params`, a `cause` chain), so the raw object is never
+ * handed to the logger. Drizzle's DrizzleQueryError writes the bound parameters into its message
+ * ("Failed query: …\nparams: …"): for it only the SQL text is kept, with the driver error's name,
+ * message and code. The stack keeps only its `at …` frames (its first line repeats the message).
+ */
+export function loggableError(err: unknown): LoggedError {
+  if (!(err instanceof Error)) {
+    // A thrown non-Error value is not echoed: it could be anything, a token included.
+    return { name: "NonError", message: `a ${typeof err} was thrown` };
+  }
+  const frames = stackFrames(err);
+  const query = (err as { query?: unknown }).query;
+  if (typeof query === "string" && "params" in err && err.message.startsWith("Failed query:")) {
+    const cause = err.cause instanceof Error ? err.cause : undefined;
+    const causeCode = errorCode(cause);
+    return {
+      name: "DrizzleQueryError",
+      message: `Failed query: ${query}${cause ? ` (${cause.name}: ${cause.message})` : ""}`,
+      ...(frames === undefined ? {} : { stack: frames }),
+      ...(causeCode === undefined ? {} : { code: causeCode }),
+    };
+  }
+  const code = errorCode(err);
+  return {
+    name: err.name,
+    message: err.message,
+    ...(frames === undefined ? {} : { stack: frames }),
+    ...(code === undefined ? {} : { code }),
+  };
+}
+
+function errorCode(err: Error | undefined): string | number | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" || typeof code === "number" ? code : undefined;
+}
+
+function stackFrames(err: Error): string | undefined {
+  if (typeof err.stack !== "string") {
+    return undefined;
+  }
+  const frames = err.stack.split("\n").filter((line) => /^\s+at /.test(line));
+  return frames.length > 0 ? frames.join("\n") : undefined;
+}
+
 /**
  * The one error handler: typed errors keep their code; HTTP exceptions from middleware (bad
- * JSON, body limit) map to their codes; anything else is logged with its stack and answered
- * with a generic 500 that names only the request id.
+ * JSON, body limit) map to their codes; anything else is logged (name, message, stack and code
+ * only: {@link loggableError}) and answered with a generic 500 that names only the request id.
  */
 export function handleError(logger: Logger) {
   return (err: Error, c: Context): Response => {
@@ -126,10 +183,10 @@ export function handleError(logger: Logger) {
       return c.json(errorBody(code, message), codeToStatus(code));
     }
     if (isDatabaseUnavailable(err)) {
-      logger.error({ requestId, err: { message: err.message } }, "database unavailable");
+      logger.error({ requestId, err: loggableError(err) }, "database unavailable");
       return c.json(errorBody("database_unavailable", "the database is unavailable"), 503);
     }
-    logger.error({ requestId, err }, "unhandled error");
+    logger.error({ requestId, err: loggableError(err) }, "unhandled error");
     return c.json(
       errorBody("internal", `internal error (request id ${requestId ?? "unknown"})`),
       500,
@@ -137,7 +194,21 @@ export function handleError(logger: Logger) {
   };
 }
 
+/** postgres.js and server codes of a database that cannot serve the request right now. */
+const UNAVAILABLE_CODES: ReadonlySet<string | number> = new Set([
+  "ECONNREFUSED",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "57P01", // admin_shutdown
+  "57P03", // cannot_connect_now
+]);
+
+/** A lost or refused database connection, bare or wrapped by drizzle (its `cause`). */
 function isDatabaseUnavailable(err: Error): boolean {
-  const code = (err as { code?: unknown }).code;
-  return code === "ECONNREFUSED" || code === "CONNECTION_CLOSED" || code === "CONNECT_TIMEOUT";
+  const cause = err.cause instanceof Error ? err.cause : undefined;
+  return [errorCode(err), errorCode(cause)].some(
+    (code) => code !== undefined && UNAVAILABLE_CODES.has(code),
+  );
 }

@@ -11,7 +11,7 @@ import type { Clock } from "@svc/auth";
 import type { Database } from "@svc/db-schema";
 import { createTestDatabase } from "@svc/db-schema/testing";
 import bs58 from "bs58";
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { createApp } from "../src/app.js";
 import type { App, AppDeps } from "../src/context.js";
 import { type Config, loadConfig } from "../src/env.js";
@@ -60,16 +60,27 @@ export interface TestApp {
 
 /**
  * Starts the app on a fresh database (or on `shared`'s database, for multi-instance tests).
+ * `logger` defaults to a silent one.
  */
 export async function startTestApp(
-  options: { clock?: TestClock; env?: Record<string, string>; shareDatabaseOf?: TestApp } = {},
+  options: {
+    clock?: TestClock;
+    env?: Record<string, string>;
+    shareDatabaseOf?: TestApp;
+    logger?: Logger;
+  } = {},
 ): Promise<TestApp> {
   const owned = options.shareDatabaseOf ? null : await createTestDatabase();
   const db = options.shareDatabaseOf?.db ?? (owned?.db as Database);
   const sql = options.shareDatabaseOf?.sql ?? (owned?.sql as NonNullable<typeof owned>["sql"]);
   const clock = options.clock ?? new TestClock();
   const config = loadConfig({ ...TEST_ENV, ...options.env });
-  const deps: AppDeps = { db, config, clock, logger: pino({ level: "silent" }) };
+  const deps: AppDeps = {
+    db,
+    config,
+    clock,
+    logger: options.logger ?? pino({ level: "silent" }),
+  };
   const app = createApp(deps);
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));

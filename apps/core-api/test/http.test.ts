@@ -3,7 +3,10 @@
  * JSON, CORS, health, and the OpenAPI document covering every route.
  */
 import { request } from "node:http";
+import { createDatabase } from "@svc/db-schema";
+import { createTestDatabase } from "@svc/db-schema/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../src/app.js";
 import { startTestApp, type TestApp } from "./helpers.js";
 
 let t: TestApp;
@@ -102,9 +105,44 @@ describe("HTTP conventions", () => {
     expect(other.headers.get("access-control-allow-origin")).not.toBe("https://evil.example");
   });
 
-  it("is healthy and ready", async () => {
-    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
-    expect((await fetch(`${t.url}/readyz`)).status).toBe(200);
+  it("is healthy and ready on a migrated database", async () => {
+    const live = await fetch(`${t.url}/healthz`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: "ok" });
+    const ready = await fetch(`${t.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.headers.get("x-request-id")).toMatch(/.+/);
+    expect(await ready.json()).toEqual({ status: "ready" });
+  });
+
+  it("is not ready (503 migrations_pending) on an unmigrated database, yet alive", async () => {
+    const bare = await createTestDatabase({ empty: true, max: 1 });
+    try {
+      const app = createApp({ ...t.deps, db: bare.db });
+      const res = await app.request("/readyz");
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { error: { code: string; details: { pending: number } } };
+      expect(body.error.code).toBe("migrations_pending");
+      expect(body.error.details.pending).toBeGreaterThan(0);
+      expect((await app.request("/healthz")).status).toBe(200);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it("is not ready (503 database_unavailable) when the database does not answer", async () => {
+    const dead = createDatabase({ url: "postgres://postgres@127.0.0.1:1/none", max: 1 });
+    try {
+      const app = createApp({ ...t.deps, db: dead.db });
+      const res = await app.request("/readyz");
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({
+        error: { code: "database_unavailable", message: "the database does not answer" },
+      });
+      expect((await app.request("/healthz")).status).toBe(200);
+    } finally {
+      await dead.close();
+    }
   });
 
   it("documents every registered route in /openapi.json and serves /docs", async () => {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { getMemory } from "@svc/db-schema";
-import { fromHex, hashLeaf } from "@svc/merkle-log";
+import { getMemory, insertAnchoredCheckpoint, markAnchored, rootAtSize } from "@svc/db-schema";
+import { fromHex, hashLeaf, toHex, verifyInclusion } from "@svc/merkle-log";
 import canonicalizeModule from "canonicalize";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, mintApiKey, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
@@ -174,20 +174,58 @@ describe("reads", () => {
   });
 });
 
+/** Records an anchored checkpoint at `size` as the anchor service would (no chain involved). */
+async function recordCheckpoint(user: TestUser, size: number, nonce: number): Promise<string> {
+  const root = await rootAtSize(t.db, user.userId, size);
+  await t.db.transaction(async (tx) => {
+    await markAnchored(tx, user.userId, size);
+    await insertAnchoredCheckpoint(tx, {
+      userId: user.userId,
+      treeSize: size,
+      root,
+      nonce,
+      signature: `sig${nonce}`,
+    });
+  });
+  return toHex(root);
+}
+
+/** The raw bytes of a GET answer, with its status. */
+async function rawGet(user: TestUser, path: string): Promise<{ status: number; bytes: string }> {
+  const res = await fetch(`${t.url}${path}`, { headers: user.headers });
+  return { status: res.status, bytes: await res.text() };
+}
+
 describe("DELETE /memories/:id", () => {
   it("destroys the body, keeps the leaf and the root, and hides the memory everywhere", async () => {
     const user = await newUser(t.url);
     const kept = (await write(user, "kept: the word platypus")).body;
     const doomed = (await write(user, "doomed: the word platypus")).body;
-    await write(user, "after it");
+    const after = (await write(user, "after it")).body;
+    // An anchored checkpoint covering all three: the doomed leaf is the kept leaf's sibling, so
+    // it sits in the kept memory's inclusion path.
+    const anchoredRoot = await recordCheckpoint(user, 3, 1);
+    await write(user, "past the checkpoint");
     // Warm the recall cache first, so the deletion must reach cached recall too.
     const before = await call<{ items: Memory[] }>(`${t.url}/memories/search`, {
       headers: user.headers,
       body: { query: "platypus" },
     });
     expect(before.body.items.map((m) => m.id)).toEqual([doomed.id, kept.id]);
-    const logBefore = await call<{ treeSize: number; rootHash: string }>(`${t.url}/log`, {
-      headers: user.headers,
+    const logBefore = await rawGet(user, "/log");
+    const proofsBefore = await Promise.all(
+      [kept, after].map((m) => rawGet(user, `/memories/${m.id}/proof`)),
+    );
+    const keptBundle = JSON.parse(proofsBefore[0]?.bytes ?? "null") as {
+      leafIndex: number;
+      checkpoint: { treeSize: number; rootHash: string };
+      inclusionProof: string[];
+    };
+    expect(keptBundle.checkpoint).toEqual({ treeSize: 3, rootHash: anchoredRoot });
+    expect(keptBundle.inclusionProof[0]).toBe(doomed.leafHash);
+    expect(JSON.parse(logBefore.bytes)).toMatchObject({
+      treeSize: 4,
+      anchored: { treeSize: 3, rootHash: anchoredRoot, nonce: 1, signature: "sig1" },
     });
 
     const del = await fetch(`${t.url}/memories/${doomed.id}`, {
@@ -200,26 +238,46 @@ describe("DELETE /memories/:id", () => {
     expect(row?.ciphertext).toBeNull();
     expect(row?.iv).toBeNull();
     expect(Buffer.from(row?.leafHash ?? []).toString("hex")).toBe(doomed.leafHash);
-    const logAfter = await call<{ treeSize: number; rootHash: string }>(`${t.url}/log`, {
-      headers: user.headers,
-    });
-    expect(logAfter.body).toEqual(logBefore.body);
+    // The log (current and anchored root) and the other memories' proof bundles are unchanged,
+    // byte for byte, and the kept memory still verifies against the anchored root.
+    expect(await rawGet(user, "/log")).toEqual(logBefore);
+    const proofsAfter = await Promise.all(
+      [kept, after].map((m) => rawGet(user, `/memories/${m.id}/proof`)),
+    );
+    expect(proofsAfter).toEqual(proofsBefore);
+    expect(proofsAfter.map((p) => p.status)).toEqual([200, 200]);
+    verifyInclusion(
+      keptBundle.leafIndex,
+      keptBundle.checkpoint.treeSize,
+      fromHex(kept.leafHash),
+      keptBundle.inclusionProof.map(fromHex),
+      fromHex(anchoredRoot),
+    );
 
-    for (const path of [`/memories/${doomed.id}`, `/memories/${doomed.id}/proof`]) {
-      expect((await call(`${t.url}${path}`, { headers: user.headers })).status, path).toBe(404);
+    for (const path of [
+      `/memories/${doomed.id}`,
+      `/memories/${doomed.id}/proof`,
+      `/memories/${doomed.id}/verify`,
+    ]) {
+      const res = await call<{ error: { code: string } }>(`${t.url}${path}`, {
+        headers: user.headers,
+      });
+      expect(res.status, path).toBe(404);
+      expect(res.body.error.code, path).toBe("not_found");
     }
     const again = await fetch(`${t.url}/memories/${doomed.id}`, {
       method: "DELETE",
       headers: user.headers,
     });
     expect(again.status).toBe(404);
-    const after = await call<{ items: Memory[] }>(`${t.url}/memories/search`, {
+    const afterSearch = await call<{ items: Memory[] }>(`${t.url}/memories/search`, {
       headers: user.headers,
       body: { query: "platypus" },
     });
-    expect(after.body.items.map((m) => m.id)).toEqual([kept.id]);
+    expect(afterSearch.body.items.map((m) => m.id)).toEqual([kept.id]);
     const list = await call<{ items: Memory[] }>(`${t.url}/memories`, { headers: user.headers });
     expect(list.body.items.map((m) => m.id)).not.toContain(doomed.id);
+    expect(list.body.items.map((m) => m.id)).toContain(kept.id);
   });
 });
 

@@ -2,7 +2,8 @@
  * Configuration of the local chain process, parsed once at startup with zod (CONTRACT §9: a
  * missing or malformed value stops the process). Only main.ts reads `process.env`, through
  * {@link parseEnv}.
- * Source: CONTRACT.md §6 (LOCAL_CHAIN_PORT default 8899, DATA_DIR, SERVICE_PROGRAM_ID), §9.
+ * Source: CONTRACT.md §6 (LOCAL_CHAIN_PORT default 8899, DATA_DIR, SERVICE_PROGRAM_ID), §9;
+ * LOG_LEVEL as in the anchor service.
  * @module
  */
 
@@ -34,6 +35,8 @@ export const EnvSchema = z.object({
         return false;
       }
     }, "must be a base58 public key"),
+  /** pino level of the JSON log lines on stdout (`debug` adds one line per JSON-RPC call). */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
 /** The validated configuration. */

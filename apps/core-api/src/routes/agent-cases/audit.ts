@@ -6,8 +6,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
-import { GrantAuditSchema, GrantIdParamSchema, PageQuerySchema } from "./_schema.js";
+import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
+import { GrantAuditSchema, PageQuerySchema } from "./_schema.js";
 
 const GrantAuditPageSchema = z
   .object({ items: z.array(GrantAuditSchema), nextCursor: z.string().nullable() })
@@ -22,7 +22,7 @@ export function registerGetAgentCaseAudit(app: App, deps: AppDeps, services: Ser
     summary: "The attempts to use a grant, newest first",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
-    request: { params: GrantIdParamSchema, query: PageQuerySchema },
+    request: { params: IdParamSchema, query: PageQuerySchema },
     responses: {
       200: {
         description: "A page of attempts",

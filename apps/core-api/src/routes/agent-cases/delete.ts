@@ -6,8 +6,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
-import { GrantIdParamSchema } from "./_schema.js";
+import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
 
 /** Registers `DELETE /agent-cases/:id`. */
 export function registerDeleteAgentCase(app: App, deps: AppDeps, services: Services): void {
@@ -18,7 +17,7 @@ export function registerDeleteAgentCase(app: App, deps: AppDeps, services: Servi
     summary: "Revoke a grant",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
-    request: { params: GrantIdParamSchema },
+    request: { params: IdParamSchema },
     responses: {
       204: { description: "Revoked" },
       401: errorResponse("unauthorized"),

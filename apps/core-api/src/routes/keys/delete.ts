@@ -3,12 +3,12 @@
  * next request; idempotent (204 again); another user's or an unknown id is 404.
  * @module
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { revokeApiKey } from "@svc/db-schema";
 import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
 
 /** Registers `DELETE /keys/:id`. */
 export function registerDeleteKeys(app: App, deps: AppDeps): void {
@@ -19,7 +19,7 @@ export function registerDeleteKeys(app: App, deps: AppDeps): void {
     summary: "Revoke an API key",
     security: bearerSecurity,
     middleware: [requireAuth(deps), requireSession()] as const,
-    request: { params: z.object({ id: z.string().min(1).max(64) }) },
+    request: { params: IdParamSchema },
     responses: {
       204: { description: "Revoked" },
       401: errorResponse("unauthorized"),

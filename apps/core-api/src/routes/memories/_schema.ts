@@ -126,15 +126,6 @@ export const SearchBodySchema = z.object({
   metadata: MetadataSchema.optional(),
 });
 
-/** Path parameter `:id`. */
-export const MemoryIdParamSchema = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(128)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
-
 /** A memory (CONTRACT §4). */
 export const MemorySchema = z
   .object({

@@ -6,8 +6,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
-import { MemoryIdParamSchema } from "./_schema.js";
+import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
 
 /** Registers `DELETE /memories/:id`. */
 export function registerDeleteMemory(app: App, deps: AppDeps, services: Services): void {
@@ -18,7 +17,7 @@ export function registerDeleteMemory(app: App, deps: AppDeps, services: Services
     summary: "Delete a memory's body (its leaf stays, so roots and other proofs stay valid)",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
-    request: { params: MemoryIdParamSchema },
+    request: { params: IdParamSchema },
     responses: {
       204: { description: "Deleted" },
       401: errorResponse("unauthorized"),

@@ -5,9 +5,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
 import { dataKeyOf } from "../../services/caller.js";
-import { MemoryIdParamSchema, MemorySchema } from "./_schema.js";
+import { MemorySchema } from "./_schema.js";
 
 /** Registers `GET /memories/:id`. */
 export function registerGetMemory(app: App, deps: AppDeps, services: Services): void {
@@ -18,7 +18,7 @@ export function registerGetMemory(app: App, deps: AppDeps, services: Services): 
     summary: "Read one memory",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
-    request: { params: MemoryIdParamSchema },
+    request: { params: IdParamSchema },
     responses: {
       200: { description: "The memory", content: { "application/json": { schema: MemorySchema } } },
       401: errorResponse("unauthorized"),

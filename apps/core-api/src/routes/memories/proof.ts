@@ -6,9 +6,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
 import { dataKeyOf } from "../../services/caller.js";
-import { MemoryIdParamSchema, ProofBundleSchema } from "./_schema.js";
+import { ProofBundleSchema } from "./_schema.js";
 
 /** Registers `GET /memories/:id/proof`. */
 export function registerGetMemoryProof(app: App, deps: AppDeps, services: Services): void {
@@ -19,7 +19,7 @@ export function registerGetMemoryProof(app: App, deps: AppDeps, services: Servic
     summary: "The memory's inclusion proof at the latest anchored checkpoint",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
-    request: { params: MemoryIdParamSchema },
+    request: { params: IdParamSchema },
     responses: {
       200: {
         description:

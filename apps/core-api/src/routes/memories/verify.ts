@@ -6,9 +6,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
 import { dataKeyOf } from "../../services/caller.js";
-import { MemoryIdParamSchema } from "./_schema.js";
 
 const VerifySchema = z
   .object({
@@ -36,7 +35,7 @@ export function registerVerifyMemory(app: App, deps: AppDeps, services: Services
     summary: "Check the memory's proof against the commitment account read from the chain",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
-    request: { params: MemoryIdParamSchema },
+    request: { params: IdParamSchema },
     responses: {
       200: {
         description: "The outcome",

@@ -1,0 +1,48 @@
+/**
+ * The embedded PostgreSQL of `pnpm start`, hosted in a process of its own group: Ctrl-C in a
+ * terminal signals the whole foreground process group, and PostgreSQL answers SIGINT with a fast
+ * shutdown that would cut the apps' requests in flight. Here it only stops when `pnpm start`
+ * says so (SIGTERM, after the apps have drained) or when `pnpm start` is gone (its IPC channel
+ * closes), so it never outlives the launcher.
+ * Run by scripts/start.ts as `node --import tsx scripts/lib/postgres-host.ts <DATA_DIR>` with an
+ * IPC channel; sends `{ url, port }` once the server is up, or `{ error }`.
+ * @module
+ */
+import { ensureEmbeddedPostgres, handleShutdownSignals } from "@svc/db-schema";
+
+/** What the host tells its parent. */
+export type PostgresHostMessage =
+  | { readonly url: string; readonly port: number }
+  | { readonly error: string };
+
+const dataDir = process.argv[2];
+if (!dataDir || !process.send) {
+  console.error(
+    "usage: node --import tsx postgres-host.ts <DATA_DIR> (spawned with an IPC channel)",
+  );
+  process.exit(2);
+}
+const send = (message: PostgresHostMessage) => process.send?.(message);
+
+let stopping = false;
+async function stop(embedded: { stop(): Promise<void> } | null): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    await embedded?.stop();
+  }
+  process.exit(0);
+}
+
+try {
+  const embedded = await ensureEmbeddedPostgres(dataDir);
+  handleShutdownSignals((signal) => {
+    if (signal === "SIGTERM") {
+      void stop(embedded);
+    }
+  });
+  process.on("disconnect", () => void stop(embedded));
+  send({ url: embedded.url, port: embedded.port });
+} catch (error) {
+  send({ error: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+}
