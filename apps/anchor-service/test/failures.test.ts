@@ -312,6 +312,10 @@ describe("confirmation timeout", () => {
     proxy.rule = () => ({ kind: "pass" });
     const healthy = await sweep(chain, { metrics });
     expect(healthy.report.committed).toBe(3);
+    // Subsumed by the new confirmed roots: still `submitted` in the audit trail, no longer stuck.
+    const after = await scrape(metrics);
+    expect(after('anchor_commit_batches{status="submitted"}')).toBe(3);
+    expect(after("anchor_commit_batches_stuck")).toBe(0);
     for (const [user, size, nonce, timedOut] of [
       [updated, 7, 3, 5],
       [initialized, 6, 2, 4],

@@ -4,7 +4,8 @@
  * @module
  */
 import type { Hash } from "@svc/merkle-log";
-import { and, asc, count, eq, lt, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, gte, lt, notExists, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import type { Executor } from "../client.js";
 import {
   COMMIT_BATCH_STATUSES,
@@ -129,13 +130,35 @@ export async function countBatchesByStatus(
 }
 
 /**
- * Service-wide (monitoring): batches still `submitted` that were created before `olderThan`,
- * oldest first (spec §3 "stays submitted (stuck)").
+ * Service-wide (monitoring): batches still `submitted` that were created before `olderThan` and
+ * that no later `confirmed` batch of the same user subsumes (a confirmed root covering at least as
+ * many leaves), oldest first. A timed-out batch stays `submitted` for the audit trail (spec §3
+ * "stays submitted (stuck) … the next rolling root subsumes it"); once subsumed it is benign and is
+ * no longer counted, so this list only holds anchoring that is really stalled.
  */
 export async function listStuckBatches(db: Executor, olderThan: Date): Promise<CommitBatch[]> {
+  const later = alias(commitBatches, "later");
   return db
     .select()
     .from(commitBatches)
-    .where(and(eq(commitBatches.status, "submitted"), lt(commitBatches.createdAt, olderThan)))
+    .where(
+      and(
+        eq(commitBatches.status, "submitted"),
+        lt(commitBatches.createdAt, olderThan),
+        notExists(
+          db
+            .select({ one: sql`1` })
+            .from(later)
+            .where(
+              and(
+                eq(later.userId, commitBatches.userId),
+                eq(later.status, "confirmed"),
+                gte(later.treeSize, commitBatches.treeSize),
+                gt(later.createdAt, commitBatches.createdAt),
+              ),
+            ),
+        ),
+      ),
+    )
     .orderBy(asc(commitBatches.createdAt));
 }
