@@ -164,7 +164,7 @@ console.log(
 // 3. Recall.
 step("Recalling (substring search over the decrypted log)");
 const recallMs: number[] = [];
-for (const query of ["merkle", "typescript", "license", "postgres", "signature", "stream"]) {
+for (const query of ["hash", "typescript", "license", "browser", "signature", "stream"]) {
   const started = performance.now();
   const result = await call<{ items: Memory[]; scanned: number }>("POST", "/memories/search", key, {
     query,
