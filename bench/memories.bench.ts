@@ -1,0 +1,577 @@
+/**
+ * Memories benchmark (issue 5 item 7), on PostgreSQL, each figure beside its raw baseline measured
+ * in the same run:
+ * - recall of one user with 100 000 memories of ~200 bytes (POST /memories/search over HTTP, a
+ *   query that scans every memory): warm p50/p95 beside a raw in-process `includes` scan of the
+ *   same plaintexts; cold (the first query of a freshly started app on the same database) beside
+ *   a raw fetch-all with postgres.js + node:crypto AES-256-GCM decrypt of the same rows;
+ * - writes (POST /memories over HTTP) with 16 concurrent clients, one user and 16 users, beside
+ *   raw postgres.js single-row INSERTs, 16 in flight, into a plain table of the same columns;
+ * - proofs (GET /memories/:id/proof over HTTP, and inclusionProof over nodeSource in-process) at
+ *   100 000 and 1 000 000 leaves beside one SELECT by primary key;
+ * - peak RSS (VmHWM in /proc/<pid>/status; Linux only) of core-api run as its own process
+ *   (src/main.ts) once the 100 000-memory user is cached, beside the same process idle after start.
+ * The 100 000 memories are written in-process through core-api's own write path (MemoryService
+ * with its AppendQueue, in batches of 5 000): sealed bodies, real leaves, the persisted tree.
+ * The 1 000 000-leaf tree is built in SQL in the node-hash store (sha256 level by level) around
+ * 32 real memories placed at random leaf indices; proofs are then served by the real route.
+ * Anchored checkpoints are inserted directly (no chain here). Sizes: BENCH_MEMORIES (100 000),
+ * BENCH_BIG_TREE (1 000 000), BENCH_WRITES (writes per case and round, 1 000).
+ * Database: DATABASE_URL's server when set, else an embedded PostgreSQL in a temporary directory;
+ * a fresh database is created and dropped.
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { createDecipheriv, randomBytes, randomInt, randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { systemClock } from "@svc/auth";
+import { type Config, loadConfig } from "@svc/core-api";
+import {
+  createDatabase,
+  type Database,
+  type DatabaseHandle,
+  getTree,
+  getUserById,
+  insertAnchoredCheckpoint,
+  memories,
+  nodeSource,
+  rootAtSize,
+} from "@svc/db-schema";
+import { unwrapDataKey } from "@svc/envelope-crypto";
+import { fromHex, type Hash, inclusionProof, rootFromInclusionProof, toHex } from "@svc/merkle-log";
+import { AppendQueue } from "../apps/core-api/src/services/append-queue.js";
+import { MemoryService } from "../apps/core-api/src/services/memories.js";
+import { newSalt, sealMemoryBody } from "../apps/core-api/src/services/memory-body.js";
+import { memoryLeaf } from "../apps/core-api/src/services/memory-leaf.js";
+import { RecallCache } from "../apps/core-api/src/services/recall-cache.js";
+import { type Figure, percentile, printFigures, timeRuns } from "./lib.js";
+import {
+  BENCH_ENV,
+  benchDatabase,
+  drive,
+  interleave,
+  type Load,
+  newWallet,
+  postJson,
+  serveCoreApi,
+  signIn,
+} from "./sign-in.bench.js";
+
+const MEMORIES = Number(process.env.BENCH_MEMORIES ?? 100_000);
+const BIG_TREE = Number(process.env.BENCH_BIG_TREE ?? 1_000_000);
+const WRITES = Number(process.env.BENCH_WRITES ?? 1_000);
+const CLIENTS = 16;
+const SEED_BATCH = 5_000;
+const NEEDLE = "zephyr-quartz";
+const NEEDLE_EVERY = 10_000;
+const COLD_STARTS = 7;
+const WARM_ROUNDS = 5;
+const WARM_QUERIES = 20;
+const PROOFS = 300;
+const BIG_TREE_MEMORIES = 32;
+
+/** A signed-in user as the bench needs it: ids, bearer header and data key. */
+interface BenchUser {
+  readonly userId: string;
+  readonly ownerPubkey: string;
+  readonly headers: Record<string, string>;
+  readonly dataKey: Uint8Array;
+}
+
+/** Signs a fresh wallet in over HTTP and unwraps its data key from the users row. */
+async function newUser(url: string, db: Database, config: Config): Promise<BenchUser> {
+  const wallet = newWallet();
+  const { token, userId } = await signIn(url, wallet);
+  const user = await getUserById(db, userId);
+  if (!user) {
+    throw new Error(`user ${userId} missing after sign-in`);
+  }
+  return {
+    userId,
+    ownerPubkey: wallet.publicKey,
+    headers: { authorization: `Bearer ${token}` },
+    dataKey: unwrapDataKey(config.masterKey, user.wrappedDataKey, userId),
+  };
+}
+
+const WORDS = (
+  "memory agent wallet ledger anchor proof recall merkle leaf root chain sealed envelope " +
+  "garden river window orange planet signal morning travel coffee meeting project budget " +
+  "invoice friday weekly notes remember prefers allergic birthday address office server"
+).split(" ");
+
+/** ~200 bytes of lower-case words; every NEEDLE_EVERY-th one contains the needle. */
+function memoryText(i: number): string {
+  const words: string[] = i % NEEDLE_EVERY === 0 ? [NEEDLE] : [];
+  let length = words.join(" ").length;
+  while (length < 200) {
+    const word = WORDS[randomInt(WORDS.length)] as string;
+    words.push(word);
+    length += word.length + 1;
+  }
+  return words.join(" ").slice(0, 200);
+}
+
+/** Writes `contents` through core-api's MemoryService (group commit, SEED_BATCH per transaction). */
+async function seed(db: Database, user: BenchUser, contents: readonly string[]): Promise<string[]> {
+  const service = new MemoryService({
+    db,
+    clock: systemClock,
+    appendQueue: new AppendQueue(db, { maxBatch: SEED_BATCH }),
+    recall: new RecallCache({ db, clock: systemClock, maxBytes: 0 }),
+  });
+  const ids: string[] = [];
+  for (let start = 0; start < contents.length; start += SEED_BATCH) {
+    const batch = contents.slice(start, start + SEED_BATCH);
+    const created = await Promise.all(
+      batch.map((content) => service.create(user, user.dataKey, content, {})),
+    );
+    ids.push(...created.map((m) => m.id));
+  }
+  return ids;
+}
+
+/** The version-1 body AAD, built by hand (as envelope.bench.ts) for the raw baseline. */
+function rawAad(userId: string, memoryId: string): Buffer {
+  const field = (s: string) => {
+    const bytes = Buffer.from(s, "utf8");
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(bytes.length);
+    return [length, bytes];
+  };
+  return Buffer.concat([
+    Buffer.from("svc/envelope/body\u0000\u0001", "latin1"),
+    ...field(userId),
+    ...field(memoryId),
+  ]);
+}
+
+/** Raw cold baseline: every live row of the user with postgres.js, opened with node:crypto. */
+async function rawFetchAndDecrypt(pg: DatabaseHandle, user: BenchUser): Promise<string[]> {
+  const rows = await pg.sql<{ id: string; ciphertext: Buffer; iv: Buffer }[]>`
+    select id, ciphertext, iv from memories
+    where user_id = ${user.userId} and deleted_at is null order by leaf_index`;
+  return rows.map((row) => {
+    const tag = row.ciphertext.length - 16;
+    const d = createDecipheriv("aes-256-gcm", user.dataKey, row.iv, { authTagLength: 16 });
+    d.setAAD(rawAad(user.userId, row.id));
+    d.setAuthTag(row.ciphertext.subarray(tag));
+    const plaintext = Buffer.concat([d.update(row.ciphertext.subarray(1, tag)), d.final()]);
+    return plaintext.toString("utf8", 16);
+  });
+}
+
+/** Raw warm baseline: newest-first `includes` scan of the plaintexts, stopping at `limit`. */
+function rawScan(contents: readonly string[], needle: string, limit: number): string[] {
+  const found: string[] = [];
+  for (let i = contents.length - 1; i >= 0 && found.length < limit; i--) {
+    const text = contents[i] as string;
+    if (text.includes(needle)) {
+      found.push(text);
+    }
+  }
+  return found;
+}
+
+/** POST /memories/search for the needle; checks that every planted match came back. */
+async function search(url: string, user: BenchUser, expected: number): Promise<void> {
+  const res = await postJson<{ items: unknown[]; scanned: number }>(
+    `${url}/memories/search`,
+    { query: NEEDLE, limit: 20 },
+    user.headers,
+  );
+  if (res.status !== 200 || res.body.items.length !== expected) {
+    throw new Error(`search: ${res.status}, ${res.body.items?.length} of ${expected} matches`);
+  }
+}
+
+/** Recall figures: warm and cold, over HTTP, beside the raw scan and the raw fetch + decrypt. */
+async function recallFigures(
+  pg: DatabaseHandle,
+  config: Config,
+  apiUrl: string,
+  user: BenchUser,
+  contents: readonly string[],
+): Promise<Figure[]> {
+  const db = pg.db;
+  const expected = rawScan(contents, NEEDLE, 20).length;
+  if ((await rawFetchAndDecrypt(pg, user)).join("\n") !== contents.join("\n")) {
+    throw new Error("the raw baseline does not open the seeded rows");
+  }
+  // Cold: a fresh app (fresh recall cache) per start, interleaved with the raw baseline.
+  const cold: number[] = [];
+  const rawCold: number[] = [];
+  for (let i = 0; i < COLD_STARTS; i++) {
+    rawCold.push(...(await timeRuns(() => rawFetchAndDecrypt(pg, user), 1, 0)));
+    const fresh = await serveCoreApi(db, config);
+    cold.push(...(await timeRuns(() => search(fresh.url, user, expected), 1, 0)));
+    await fresh.close();
+  }
+  // Warm: the long-running app (cached by now) and an in-process RecallCache, beside the scan.
+  await search(apiUrl, user, expected);
+  const cache = new RecallCache({ db, clock: systemClock, maxBytes: config.recallCacheMaxBytes });
+  const query = { query: NEEDLE, caseSensitive: false, metadata: undefined, limit: 20 };
+  await cache.search(user.userId, user.dataKey, query);
+  const warm: number[] = [];
+  const inProcess: number[] = [];
+  const scan: number[] = [];
+  for (let round = 0; round < WARM_ROUNDS; round++) {
+    scan.push(...(await timeRuns(() => rawScan(contents, NEEDLE, 20), WARM_QUERIES)));
+    warm.push(...(await timeRuns(() => search(apiUrl, user, expected), WARM_QUERIES)));
+    inProcess.push(
+      ...(await timeRuns(() => cache.search(user.userId, user.dataKey, query), WARM_QUERIES)),
+    );
+  }
+  const rawScanName = "raw includes scan, in-process";
+  const rawColdName = "raw postgres.js fetch-all + AES-GCM decrypt";
+  return [
+    {
+      name: "recall warm p50 (HTTP)",
+      value: percentile(warm, 50),
+      baseline: percentile(scan, 50),
+      unit: "ms",
+      baselineName: rawScanName,
+      target: "≤ 5×",
+    },
+    {
+      name: "recall warm p95 (HTTP)",
+      value: percentile(warm, 95),
+      baseline: percentile(scan, 95),
+      unit: "ms",
+      baselineName: rawScanName,
+    },
+    {
+      name: "recall warm p50, RecallCache.search in-process",
+      value: percentile(inProcess, 50),
+      baseline: percentile(scan, 50),
+      unit: "ms",
+      baselineName: rawScanName,
+    },
+    {
+      name: `recall cold p50 (HTTP, fresh app, ${COLD_STARTS} starts)`,
+      value: percentile(cold, 50),
+      baseline: percentile(rawCold, 50),
+      unit: "ms",
+      baselineName: rawColdName,
+      target: "≤ 1.5×",
+    },
+    {
+      name: `recall cold p95 (HTTP, fresh app, ${COLD_STARTS} starts)`,
+      value: percentile(cold, 95),
+      baseline: percentile(rawCold, 95),
+      unit: "ms",
+      baselineName: rawColdName,
+    },
+  ];
+}
+
+/** Reads a `Vm…` line of /proc/<pid>/status in MiB. */
+async function procMiB(pid: number, field: "VmHWM" | "VmRSS"): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kib = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1];
+  if (kib === undefined) {
+    throw new Error(`no ${field} in /proc/${pid}/status`);
+  }
+  return Number(kib) / 1024;
+}
+
+/**
+ * RSS of core-api as its own process (`node --import tsx apps/core-api/src/main.ts`, the same
+ * database and secrets), read from /proc/<pid>/status: peak (VmHWM) and current (VmRSS) idle
+ * after start, then after 20 searches of the user (the first one loads the log into the cache).
+ */
+async function rssFigures(
+  databaseUrl: string,
+  user: BenchUser,
+  contents: readonly string[],
+): Promise<Figure[]> {
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/core-api/src/main.ts"], {
+    env: { ...process.env, ...BENCH_ENV, DATABASE_URL: databaseUrl, PORT: "0" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout?.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        const port = /"port":(\d+)[^\n]*core-api listening/.exec(out)?.[1];
+        if (port) {
+          resolve(`http://127.0.0.1:${port}`);
+          out = "";
+        }
+      });
+      child.once("exit", (code) => reject(new Error(`core-api exited (${code}): ${out}`)));
+    });
+    const pid = child.pid as number;
+    await fetch(`${url}/healthz`).then((r) => r.arrayBuffer());
+    const idle = { peak: await procMiB(pid, "VmHWM"), now: await procMiB(pid, "VmRSS") };
+    const expected = rawScan(contents, NEEDLE, 20).length;
+    for (let i = 0; i < 20; i++) {
+      await search(url, user, expected);
+    }
+    const cached = { peak: await procMiB(pid, "VmHWM"), now: await procMiB(pid, "VmRSS") };
+    const plaintextMiB = contents.reduce((sum, c) => sum + Buffer.byteLength(c), 0) / 2 ** 20;
+    return [
+      {
+        name: "core-api peak RSS (VmHWM), user cached",
+        value: cached.peak,
+        baseline: idle.peak,
+        unit: "MiB",
+        baselineName: "same process idle after start",
+      },
+      {
+        name: "core-api RSS (VmRSS) after 20 searches",
+        value: cached.now,
+        baseline: idle.now,
+        unit: "MiB",
+        baselineName: "same process idle after start",
+      },
+      {
+        name: "core-api peak RSS growth from caching",
+        value: cached.peak - idle.peak,
+        baseline: plaintextMiB,
+        unit: "MiB",
+        baselineName: "the plaintexts' UTF-8 bytes",
+      },
+    ];
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+/** Proof figures of one user's memories: HTTP route and in-process path, beside a PK SELECT. */
+async function proofFigures(
+  pg: DatabaseHandle,
+  apiUrl: string,
+  user: BenchUser,
+  ids: readonly string[],
+  size: number,
+): Promise<Figure[]> {
+  const pick = () => ids[randomInt(ids.length)] as string;
+  const proofOnce = async () => {
+    const res = await fetch(`${apiUrl}/memories/${pick()}/proof`, { headers: user.headers });
+    const bundle = (await res.json()) as {
+      leafIndex: number;
+      leafHash: string;
+      checkpoint: { treeSize: number; rootHash: string } | null;
+      inclusionProof: string[] | null;
+    };
+    if (res.status !== 200 || !bundle.checkpoint || !bundle.inclusionProof) {
+      throw new Error(`proof: ${res.status}, anchored checkpoint missing`);
+    }
+    return bundle;
+  };
+  // The proof checks out against the checkpoint root, as a third party would check it.
+  const sample = await proofOnce();
+  const root = rootFromInclusionProof(
+    sample.leafIndex,
+    size,
+    fromHex(sample.leafHash),
+    (sample.inclusionProof ?? []).map(fromHex),
+  );
+  if (toHex(root) !== sample.checkpoint?.rootHash) {
+    throw new Error(`the proof at ${size} leaves does not verify`);
+  }
+  const leafIndexes = await pg.sql<{ id: string; leaf_index: string }[]>`
+    select id, leaf_index from memories where user_id = ${user.userId}`;
+  const source = nodeSource(pg.db, user.userId);
+  const loads = await interleave(
+    {
+      select: () => drive(() => pg.sql`select * from memories where id = ${pick()}`, PROOFS, 1),
+      http: () => drive(proofOnce, PROOFS, 1),
+      path: () =>
+        drive(
+          () => {
+            const row = leafIndexes[randomInt(leafIndexes.length)];
+            return inclusionProof(Number(row?.leaf_index), size, source);
+          },
+          PROOFS,
+          1,
+        ),
+    },
+    3,
+  );
+  const p50 = (load: Load | undefined) => percentile(load?.latencies ?? [Number.NaN], 50);
+  const n = size.toLocaleString("en-US");
+  const selectName = "one SELECT by primary key (postgres.js)";
+  return [
+    {
+      name: `proof p50, GET /memories/:id/proof (HTTP), ${n} leaves`,
+      value: p50(loads.http),
+      baseline: p50(loads.select),
+      unit: "ms",
+      baselineName: selectName,
+      target: "≤ 3×",
+    },
+    {
+      name: `proof p50, inclusionProof over nodeSource, ${n} leaves`,
+      value: p50(loads.path),
+      baseline: p50(loads.select),
+      unit: "ms",
+      baselineName: selectName,
+      target: "≤ 3×",
+    },
+  ];
+}
+
+/** Records an anchored checkpoint of the user's tree at `size` (no chain in this bench). */
+async function anchorAt(db: Database, userId: string, size: number, root: Hash): Promise<void> {
+  await insertAnchoredCheckpoint(db, {
+    userId,
+    treeSize: size,
+    root,
+    nonce: 1,
+    signature: "bench-checkpoint",
+  });
+}
+
+/**
+ * A `size`-leaf tree for `user`, built in the node-hash store with SQL: BIG_TREE_MEMORIES real
+ * memories (sealed bodies, real leaves, memory rows) at random leaf indices, synthetic leaf
+ * hashes SHA-256(0x00 ‖ int8(i)) elsewhere, then each level's perfect subtrees
+ * SHA-256(0x01 ‖ left ‖ right) from the one below; checkpointed at `size`. Only the real
+ * memories have rows (the proof path reads the row, the checkpoint and the nodes; no trees row).
+ * @returns the real memories' ids.
+ */
+async function seedBigTree(pg: DatabaseHandle, user: BenchUser, size: number): Promise<string[]> {
+  const indexes = new Set<number>([size - 1]);
+  while (indexes.size < BIG_TREE_MEMORIES) {
+    indexes.add(randomInt(size));
+  }
+  const createdAt = new Date();
+  const rows = [...indexes].map((leafIndex) => {
+    const id = randomUUID();
+    const body = { salt: newSalt(), content: memoryText(leafIndex) };
+    const fields = { memoryId: id, owner: user.ownerPubkey, createdAt, metadata: {} };
+    const sealed = sealMemoryBody(user.dataKey, body, { userId: user.userId, memoryId: id });
+    const { leafHash } = memoryLeaf(fields, body);
+    return { id, userId: user.userId, leafIndex, ...sealed, leafHash, metadata: {}, createdAt };
+  });
+  await pg.db.insert(memories).values(rows);
+  const sql = pg.sql;
+  const realIndexes = `{${rows.map((r) => r.leafIndex).join(",")}}`;
+  const realHashes = `{${rows.map((r) => toHex(r.leafHash)).join(",")}}`;
+  await sql`
+    insert into merkle_nodes (user_id, level, idx, hash)
+    select ${user.userId}, 0, i, coalesce(decode(r.hex, 'hex'), sha256(decode('00', 'hex') || int8send(i)))
+    from generate_series(0, ${size - 1}::bigint) as i
+    left join unnest(${realIndexes}::bigint[], ${realHashes}::text[]) as r(idx, hex) on r.idx = i`;
+  for (let level = 0; 2 ** (level + 1) <= size; level++) {
+    await sql`
+      insert into merkle_nodes (user_id, level, idx, hash)
+      select ${user.userId}, ${level + 1}, idx / 2,
+        sha256(decode('01', 'hex') || string_agg(hash, ''::bytea order by idx))
+      from merkle_nodes where user_id = ${user.userId} and level = ${level}
+      group by idx / 2 having count(*) = 2`;
+  }
+  await sql`analyze merkle_nodes`;
+  await anchorAt(pg.db, user.userId, size, await rootAtSize(pg.db, user.userId, size));
+  return rows.map((r) => r.id);
+}
+
+/** Write figures: POST /memories with CLIENTS clients, one user and CLIENTS users; raw INSERTs. */
+async function writeFigures(
+  databaseUrl: string,
+  apiUrl: string,
+  one: BenchUser,
+  many: readonly BenchUser[],
+): Promise<Figure[]> {
+  const raw = createDatabase({ url: databaseUrl, max: CLIENTS });
+  try {
+    await raw.sql`
+      create table bench_plain_writes (
+        id text primary key, user_id text not null, leaf_index bigint not null,
+        ciphertext bytea, iv bytea, leaf_hash bytea not null, metadata jsonb not null,
+        created_at timestamptz(3) not null, unique (user_id, leaf_index))`;
+    let leafIndex = 0;
+    const rawInsert = (client: number) =>
+      raw.sql`insert into bench_plain_writes values (
+        ${randomUUID()}, ${`user-${client}`}, ${leafIndex++}, ${randomBytes(233)},
+        ${randomBytes(12)}, ${randomBytes(32)}, ${"{}"}::jsonb, ${new Date().toISOString()})`;
+    const write = async (user: BenchUser | undefined) => {
+      const res = await postJson(`${apiUrl}/memories`, { content: memoryText(1) }, user?.headers);
+      if (res.status !== 201) {
+        throw new Error(`POST /memories: ${res.status}`);
+      }
+    };
+    const loads = await interleave(
+      {
+        raw: () => drive(rawInsert, WRITES, CLIENTS),
+        one: () => drive(() => write(one), WRITES, CLIENTS),
+        many: () => drive((client) => write(many[client]), WRITES, CLIENTS),
+      },
+      3,
+    );
+    const rawName = `raw postgres.js single-row INSERT, ${CLIENTS} in flight`;
+    return [
+      {
+        name: `writes, POST /memories, ${CLIENTS} clients, 1 user`,
+        value: loads.one?.rate ?? Number.NaN,
+        baseline: loads.raw?.rate ?? Number.NaN,
+        unit: "writes/s",
+        baselineName: rawName,
+        target: "≥ 0.5×",
+      },
+      {
+        name: `writes, POST /memories, ${CLIENTS} clients, ${CLIENTS} users`,
+        value: loads.many?.rate ?? Number.NaN,
+        baseline: loads.raw?.rate ?? Number.NaN,
+        unit: "writes/s",
+        baselineName: rawName,
+        target: "≥ 0.5×",
+      },
+    ];
+  } finally {
+    await raw.close();
+  }
+}
+
+/** Runs the benchmark and prints its figures. */
+export async function run(): Promise<void> {
+  const database = await benchDatabase("memories");
+  const handle = createDatabase({ url: database.url, max: CLIENTS });
+  const config = loadConfig(BENCH_ENV);
+  const api = await serveCoreApi(handle.db, config);
+  try {
+    const db = handle.db;
+    const reader = await newUser(api.url, db, config);
+    const contents = Array.from({ length: MEMORIES }, (_, i) => memoryText(i));
+    const ids = await seed(db, reader, contents);
+    await handle.sql`analyze memories, merkle_nodes`;
+
+    const n = MEMORIES.toLocaleString("en-US");
+    const recall = await recallFigures(handle, config, api.url, reader, contents);
+    printFigures(
+      `recall: one user, ${n} memories of ~200 bytes, a query that scans them all`,
+      recall,
+    );
+    if (process.platform === "linux") {
+      const rss = await rssFigures(database.url, reader, contents);
+      printFigures(`memory: core-api as its own process, ${n}-memory user cached`, rss);
+    }
+
+    const tree = await getTree(db, reader.userId);
+    await anchorAt(db, reader.userId, MEMORIES, tree?.root as Hash);
+    const big = await newUser(api.url, db, config);
+    const bigIds = await seedBigTree(handle, big, BIG_TREE);
+    printFigures("proofs (anchored checkpoint at the full size; 1 client)", [
+      ...(await proofFigures(handle, api.url, reader, ids, MEMORIES)),
+      ...(await proofFigures(handle, api.url, big, bigIds, BIG_TREE)),
+    ]);
+
+    const writer = await newUser(api.url, db, config);
+    const writers = await Promise.all(
+      Array.from({ length: CLIENTS }, () => newUser(api.url, db, config)),
+    );
+    printFigures(
+      "writes (~200-byte memories)",
+      await writeFigures(database.url, api.url, writer, writers),
+    );
+  } finally {
+    await api.close();
+    await handle.close();
+    await database.close();
+  }
+}
