@@ -54,6 +54,7 @@ import {
   newWallet,
   postJson,
   serveCoreApi,
+  serveEmptyRoute,
   signIn,
 } from "./sign-in.bench.js";
 
@@ -479,6 +480,7 @@ async function writeFigures(
   many: readonly BenchUser[],
 ): Promise<Figure[]> {
   const raw = createDatabase({ url: databaseUrl, max: CLIENTS });
+  const empty = await serveEmptyRoute();
   try {
     await raw.sql`
       create table bench_plain_writes (
@@ -496,9 +498,16 @@ async function writeFigures(
         throw new Error(`POST /memories: ${res.status}`);
       }
     };
+    const emptyPost = async () => {
+      const res = await postJson(`${empty.url}/empty`, { content: memoryText(1) });
+      if (res.status !== 204) {
+        throw new Error(`POST /empty: ${res.status}`);
+      }
+    };
     const loads = await interleave(
       {
         raw: () => drive(rawInsert, WRITES, CLIENTS),
+        empty: () => drive(emptyPost, WRITES, CLIENTS),
         one: () => drive(() => write(one), WRITES, CLIENTS),
         many: () => drive((client) => write(many[client]), WRITES, CLIENTS),
       },
@@ -522,8 +531,17 @@ async function writeFigures(
         baselineName: rawName,
         target: "≥ 0.5×",
       },
+      {
+        name: `reference: empty hono route, same POST body, ${CLIENTS} clients`,
+        value: loads.empty?.rate ?? Number.NaN,
+        baseline: loads.raw?.rate ?? Number.NaN,
+        unit: "requests/s",
+        baselineName: rawName,
+        target: "HTTP ceiling here",
+      },
     ];
   } finally {
+    await empty.close();
     await raw.close();
   }
 }

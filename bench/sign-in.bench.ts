@@ -123,7 +123,6 @@ export async function serveFetch(
   };
 }
 
-/** The part of hono's `Hono` class the baseline uses. */
 /** The baseline server: a bare `new Hono()` with one empty route, `ALL /empty` → 204. */
 export async function serveEmptyRoute(): Promise<Served> {
   const app = new Hono();
