@@ -1,6 +1,8 @@
 /**
  * API keys (CONTRACT §3) and bearer resolution (spec §5) over real HTTP.
  */
+import { AuthError, resolveBearer } from "@svc/auth";
+import { type Database, getApiKey } from "@svc/db-schema";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -95,6 +97,53 @@ describe("API keys", () => {
     const after = await get("/keys", key);
     expect(after.status).toBe(401);
     expect((await del(`/keys/${entry?.id}`, token)).status).toBe(204);
+  });
+
+  it("writes lastUsedAt at most once a minute without an UPDATE per request; revocation still applies on the next request", async () => {
+    const { token: own, userId } = await signIn(t.url, newWallet());
+    const key = await mintApiKey(t.url, own, "throttled");
+    // resolveBearer over the app's database, counting the UPDATE statements it builds.
+    let updates = 0;
+    const counting = new Proxy(t.db, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== "function") {
+          return value;
+        }
+        return (...args: unknown[]) => {
+          if (prop === "update") {
+            updates += 1;
+          }
+          return value.apply(target, args);
+        };
+      },
+    }) as Database;
+    const resolve = () =>
+      resolveBearer({ db: counting, secret: t.config.jwtSecret, clock: t.clock }, key);
+    const lastUsed = async () => {
+      const auth = await resolve();
+      return (await getApiKey(t.db, userId, auth.apiKeyId ?? ""))?.lastUsedAt?.getTime() ?? null;
+    };
+    const t0 = t.clock.now().getTime();
+    expect(await lastUsed()).toBe(t0); // first use: written
+    expect(updates).toBe(1);
+    t.clock.advance(30_000);
+    expect(await lastUsed()).toBe(t0); // 30 s later: the lookup shows it fresh, no UPDATE sent
+    t.clock.advance(30_000);
+    expect(await lastUsed()).toBe(t0); // exactly a minute: still fresh
+    expect(updates).toBe(1);
+    t.clock.advance(1_000);
+    expect(await lastUsed()).toBe(t0 + 61_000); // more than a minute: written again
+    expect(updates).toBe(2);
+    // lastUsedAt is fresh, yet the key hash is looked up on every request: revoked means 401 now.
+    const auth = await resolve();
+    expect(updates).toBe(2);
+    expect((await del(`/keys/${auth.apiKeyId}`, own)).status).toBe(204);
+    await expect(resolve()).rejects.toBeInstanceOf(AuthError);
+    expect(
+      (await postJson(`${t.url}/memories`, { content: "x" }, { authorization: `Bearer ${key}` }))
+        .status,
+    ).toBe(401);
   });
 
   it("refuses key management with an API key (403 session_required)", async () => {

@@ -167,6 +167,65 @@ describe("GET /memories/:id/proof", () => {
     }
   });
 
+  it("follows each new checkpoint on every instance; 404 for unknown, deleted or others' memories", async () => {
+    const second = await startTestApp({
+      shareDatabaseOf: t,
+      clock: t.clock,
+      env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" },
+    });
+    try {
+      const user = await newUser(t.url);
+      const ids = await writeMany(user, 6);
+      const fetchProof = (app: TestApp, id: string) =>
+        call<Bundle>(`${app.url}/memories/${id}/proof`, { headers: user.headers });
+      const expectCut = async (size: number | null, root: Uint8Array | null) => {
+        for (const app of [t, second]) {
+          for (const [i, id] of ids.entries()) {
+            const { status, body } = await fetchProof(app, id);
+            expect(status).toBe(200);
+            if (size === null || i >= size) {
+              expect(body).toMatchObject({ anchored: false, checkpoint: null, anchor: null });
+              continue;
+            }
+            expect(body.checkpoint).toEqual({
+              treeSize: size,
+              rootHash: Buffer.from(root ?? []).toString("hex"),
+            });
+            expect(body.anchor).toMatchObject({ memoryCount: size, nonce: size });
+            verifyInclusion(
+              i,
+              size,
+              fromHex(body.leafHash),
+              (body.inclusionProof ?? []).map(fromHex),
+              root ?? new Uint8Array(32),
+            );
+          }
+        }
+      };
+      await expectCut(null, null);
+      await expectCut(3, await recordCheckpoint(user, 3, 3));
+      await expectCut(6, await recordCheckpoint(user, 6, 6));
+
+      const other = await newUser(t.url);
+      const foreign = await call(`${t.url}/memories/${ids[0]}/proof`, { headers: other.headers });
+      expect(foreign.status).toBe(404);
+      expect(foreign.body).toMatchObject({ error: { code: "not_found" } });
+      const unknown = await fetchProof(second, "00000000-0000-4000-8000-000000000000");
+      expect(unknown.status).toBe(404);
+      const deleted = await call(`${t.url}/memories/${ids[2]}`, {
+        method: "DELETE",
+        headers: user.headers,
+      });
+      expect(deleted.status).toBe(204);
+      for (const app of [t, second]) {
+        expect((await fetchProof(app, ids[2] as string)).status).toBe(404);
+        expect((await fetchProof(app, ids[3] as string)).body.anchored).toBe(true);
+      }
+    } finally {
+      await second.close();
+    }
+  });
+
   it("serves consistency proofs between any two sizes, verified with @svc/merkle-log", async () => {
     const user = await newUser(t.url);
     await writeMany(user, 21);

@@ -1,10 +1,12 @@
 /**
  * POST /auth/challenge and /auth/verify over real HTTP with real wallets: the five checks of
  * spec §5 in order, each failure with its CONTRACT §2 code, replay, cross-key nonces, expiry by the
- * injected clock, and exactly one winner among concurrent verifications.
+ * injected clock, and exactly one winner among concurrent verifications; session tokens checked
+ * both ways against jose (several secrets in one process: the HMAC key is cached per secret).
  */
 import { parseSignInMessage as oracleParse } from "@solana/wallet-standard-util";
-import { jwtVerify } from "jose";
+import { AuthError, issueSessionToken, verifySessionToken } from "@svc/auth";
+import { jwtVerify, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   newWallet,
@@ -283,5 +285,79 @@ describe("sign-in", () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe("session tokens against jose", () => {
+  const encode = (s: string) => new TextEncoder().encode(s);
+  const secrets = [
+    "first-secret-of-sufficient-length-0000000",
+    "second-secret-of-sufficient-length-00000",
+  ];
+
+  it("verifies its own and jose's HS256 tokens under each secret, never under another one", async () => {
+    const clock = t.clock;
+    const iat = Math.floor(clock.now().getTime() / 1000);
+    for (const [i, secret] of secrets.entries()) {
+      const other = secrets[1 - i] as string;
+      const issued = await issueSessionToken({
+        secret,
+        clock,
+        userId: `u${i}`,
+        publicKey: `pk${i}`,
+      });
+      const { payload } = await jwtVerify(issued.token, encode(secret), {
+        algorithms: ["HS256"],
+        currentDate: clock.now(),
+      });
+      expect(payload).toMatchObject({ sub: `u${i}`, pk: `pk${i}`, iat, exp: iat + 3600 });
+      await expect(
+        jwtVerify(issued.token, encode(other), { currentDate: clock.now() }),
+      ).rejects.toThrow();
+      const byJose = await new SignJWT({ pk: `pk${i}` })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setSubject(`u${i}`)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 60)
+        .sign(encode(secret));
+      for (const token of [issued.token, byJose]) {
+        expect(await verifySessionToken(token, secret, clock)).toMatchObject({ sub: `u${i}` });
+        await expect(verifySessionToken(token, other, clock)).rejects.toBeInstanceOf(AuthError);
+      }
+    }
+  });
+
+  it("refuses other algorithms, alg none, a changed signature, missing claims and expiry", async () => {
+    const clock = t.clock;
+    const secret = secrets[0] as string;
+    const iat = Math.floor(clock.now().getTime() / 1000);
+    const claims = { pk: "pk" };
+    const hs512 = await new SignJWT(claims)
+      .setProtectedHeader({ alg: "HS512" })
+      .setSubject("u")
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .sign(encode(secret));
+    const noIat = await new SignJWT(claims)
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("u")
+      .setExpirationTime(iat + 60)
+      .sign(encode(secret));
+    const expired = await new SignJWT(claims)
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("u")
+      .setIssuedAt(iat - 120)
+      .setExpirationTime(iat)
+      .sign(encode(secret));
+    const good = (await issueSessionToken({ secret, clock, userId: "u", publicKey: "pk" })).token;
+    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+    const [, body, signature] = good.split(".");
+    const none = `${b64({ alg: "none", typ: "JWT" })}.${body}.`;
+    const flipped = `${good.slice(0, -2)}${good.at(-2) === "A" ? "B" : "A"}${good.slice(-1)}`;
+    const critical = `${b64({ alg: "HS256", typ: "JWT", crit: ["x"] })}.${body}.${signature}`;
+    for (const bad of [hs512, noIat, expired, none, flipped, critical, "a.b", ""]) {
+      await expect(verifySessionToken(bad, secret, clock), bad).rejects.toBeInstanceOf(AuthError);
+    }
+    expect(await verifySessionToken(good, secret, clock)).toMatchObject({ sub: "u", pk: "pk" });
   });
 });

@@ -1,6 +1,7 @@
-import { createHash } from "node:crypto";
-import { fromHex, rootFromLeafHashes, toHex } from "@svc/merkle-log";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { fromHex, hashLeaf, rootFromLeafHashes, toHex } from "@svc/merkle-log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AppendQueue } from "../src/services/append-queue.js";
 import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 
 let t: TestApp;
@@ -14,9 +15,9 @@ afterAll(async () => {
   await t.close();
 });
 
-async function persistedRoot(): Promise<{ size: number; root: string }> {
+async function persistedRoot(userId = user.userId): Promise<{ size: number; root: string }> {
   const [row] = await t.sql<{ size: string; root: Buffer }[]>`
-    select size, root from trees where user_id = ${user.userId}`;
+    select size, root from trees where user_id = ${userId}`;
   return { size: Number(row?.size), root: Buffer.from(row?.root ?? []).toString("hex") };
 }
 
@@ -91,4 +92,109 @@ describe("write path", () => {
       leaves.map((l) => l.toString("hex")),
     );
   }, 240_000); // 2 000 sequential HTTP writes and ~4M hashes: tens of seconds on a busy 2-core box
+});
+
+describe("cross-user group commit", () => {
+  it("concurrent writes of many users: each user's leaf indices are 0..n-1, roots recomputed", async () => {
+    const users = await Promise.all(Array.from({ length: 6 }, () => newUser(t.url)));
+    const perUser = 15;
+    const leaves = new Map(users.map((u) => [u.userId, [] as Buffer[]]));
+    // All users' writes in flight at once, interleaved: batches mix users.
+    await Promise.all(
+      Array.from({ length: perUser }, (_, i) => i).flatMap((i) =>
+        users.map(async (u) => {
+          const res = await call<{ leafIndex: number; leafHash: string }>(`${t.url}/memories`, {
+            headers: u.headers,
+            body: { content: `user ${u.userId} write ${i}` },
+          });
+          expect(res.status).toBe(201);
+          const list = leaves.get(u.userId) as Buffer[];
+          expect(list[res.body.leafIndex]).toBeUndefined();
+          list[res.body.leafIndex] = Buffer.from(res.body.leafHash, "hex");
+        }),
+      ),
+    );
+    for (const u of users) {
+      const list = leaves.get(u.userId) as Buffer[];
+      expect(Object.keys(list).map(Number)).toEqual(Array.from({ length: perUser }, (_, i) => i));
+      const persisted = await persistedRoot(u.userId);
+      expect(persisted.size).toBe(perUser);
+      expect(persisted.root).toBe(fullRoot(list).toString("hex"));
+      const stored = await t.sql<{ leaf_index: string; leaf_hash: Buffer }[]>`
+        select leaf_index, leaf_hash from memories where user_id = ${u.userId} order by leaf_index`;
+      expect(stored.map((r) => r.leaf_hash.toString("hex"))).toEqual(
+        list.map((l) => l.toString("hex")),
+      );
+    }
+  });
+
+  it("AppendQueue: a failing batch rejects all of its callers and only them; order per user kept", async () => {
+    const [a, b, c] = await Promise.all([newUser(t.url), newUser(t.url), newUser(t.url)]);
+    if (!a || !b || !c) {
+      throw new Error("users missing");
+    }
+    const queue = new AppendQueue(t.db);
+    const memory = (id = randomUUID()) => ({
+      id,
+      ciphertext: randomBytes(40),
+      iv: randomBytes(12),
+      leafHash: hashLeaf(randomBytes(16)),
+      metadata: {},
+      createdAt: new Date(),
+    });
+    // Batch 1 starts at once with a's first append; the next three wait and form batch 2 together,
+    // which fails as a whole (b's memory reuses a's id: a unique violation).
+    const first = memory();
+    const batch1 = queue.append(a.userId, first);
+    const batch2 = [
+      queue.append(c.userId, memory()),
+      queue.append(b.userId, memory(first.id)),
+      queue.append(c.userId, memory()),
+    ];
+    expect(await batch1).toEqual({ leafIndex: 0, treeSize: 1 });
+    const settled = await Promise.allSettled(batch2);
+    expect(settled.map((s) => s.status)).toEqual(["rejected", "rejected", "rejected"]);
+    // Nothing of batch 2 was written, for any user; the next batch is unaffected.
+    const [count] = await t.sql<{ n: string }[]>`
+      select count(*) as n from memories where user_id in (${b.userId}, ${c.userId})`;
+    expect(Number(count?.n)).toBe(0);
+    const later = await Promise.all([
+      queue.append(c.userId, memory()),
+      queue.append(a.userId, memory()),
+      queue.append(c.userId, memory()),
+      queue.append(c.userId, memory()),
+      queue.append(b.userId, memory()),
+    ]);
+    expect(later.map((l) => l.leafIndex)).toEqual([0, 1, 1, 2, 0]);
+  });
+
+  it("AppendQueue: batches are bounded by maxBatch and keep arrival order", async () => {
+    const [a, b] = await Promise.all([newUser(t.url), newUser(t.url)]);
+    if (!a || !b) {
+      throw new Error("users missing");
+    }
+    const queue = new AppendQueue(t.db, { maxBatch: 3 });
+    const memory = () => ({
+      id: randomUUID(),
+      ciphertext: randomBytes(40),
+      iv: randomBytes(12),
+      leafHash: hashLeaf(randomBytes(16)),
+      metadata: {},
+      createdAt: new Date(),
+    });
+    // The first append goes alone; the 7 waiting ones go 3, 3, 1 (treeSize tells the batch).
+    const owners = [a, a, b, a, b, a, a, b];
+    const leaves = await Promise.all(owners.map((u) => queue.append(u.userId, memory())));
+    expect(leaves).toEqual([
+      { leafIndex: 0, treeSize: 1 }, // batch 1: a
+      { leafIndex: 1, treeSize: 3 }, // batch 2: a, b, a
+      { leafIndex: 0, treeSize: 1 },
+      { leafIndex: 2, treeSize: 3 },
+      { leafIndex: 1, treeSize: 2 }, // batch 3: b, a, a
+      { leafIndex: 3, treeSize: 5 },
+      { leafIndex: 4, treeSize: 5 },
+      { leafIndex: 2, treeSize: 3 }, // batch 4: b
+    ]);
+    expect(() => new AppendQueue(t.db, { maxBatch: 0 })).toThrow(RangeError);
+  });
 });

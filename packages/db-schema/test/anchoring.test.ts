@@ -1,14 +1,28 @@
 /**
  * The anchor service's tables: pending-seal queries across users, commit batch transitions and
- * counts, anchored checkpoints, and the stake lot cache.
+ * counts, anchored checkpoints, the proof route's one-statement read (memory, latest checkpoint
+ * and inclusion path), and the stake lot cache.
  */
 import { randomBytes } from "node:crypto";
+import {
+  type Hash,
+  inclusionProof,
+  MissingNodeError,
+  rootFromLeafHashes,
+  verifyInclusion,
+} from "@svc/merkle-log";
+import { and, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   appendMemories,
   countBatchesByStatus,
+  deleteMemory,
   getAnchoredCheckpointBySize,
   getCommitBatch,
+  getMemory,
+  getMemoryAtLatestCheckpoint,
   getOldestPendingCreatedAt,
   insertAnchoredCheckpoint,
   insertStakeLot,
@@ -17,10 +31,13 @@ import {
   listStakeLots,
   listStuckBatches,
   listUsersWithPendingLeaves,
+  type MemoryAtCheckpoint,
   markAnchored,
   markBatchConfirmed,
   markBatchFailed,
+  merkleNodes,
 } from "../src/index.js";
+import * as schema from "../src/schema/index.js";
 import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
 import { makeUser, newMemory } from "./_fixtures.js";
 
@@ -138,6 +155,99 @@ describe("commit batches and checkpoints", () => {
       signature: "s4",
       slot: 100,
     });
+  });
+});
+
+/** The read's node source; fails the test when the memory was not found. */
+function nodesOf(read: MemoryAtCheckpoint | null): MemoryAtCheckpoint["nodes"] {
+  if (!read) {
+    throw new Error("memory not found");
+  }
+  return read.nodes;
+}
+
+describe("getMemoryAtLatestCheckpoint", () => {
+  it("reads the row, the latest checkpoint and the whole inclusion path in one statement", async () => {
+    const user = await makeUser(t.db);
+    const items = Array.from({ length: 37 }, (_, i) => newMemory(`leaf${i}`, { i }));
+    for (let start = 0, step = 1; start < items.length; start += step, step = (step % 5) + 1) {
+      await appendMemories(t.db, user.id, items.slice(start, start + step));
+    }
+    const leaves = items.map((m) => m.leafHash);
+    let queries = 0;
+    const client = postgres(t.url, { max: 1, debug: () => (queries += 1), onnotice: () => {} });
+    const counted = drizzle({ client, schema, casing: "snake_case" });
+    try {
+      await client`select 1`;
+      for (const size of [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 21, 31, 32, 36, 37]) {
+        const root = rootFromLeafHashes(leaves.slice(0, size));
+        await insertAnchoredCheckpoint(t.db, {
+          userId: user.id,
+          treeSize: size,
+          root,
+          nonce: size,
+          signature: `s${size}`,
+          slot: size === 5 ? 5 : null,
+        });
+        const checkpoint = await getAnchoredCheckpointBySize(t.db, user.id, size);
+        for (const [index, item] of items.entries()) {
+          queries = 0;
+          const read = await getMemoryAtLatestCheckpoint(counted, user.id, item.id);
+          expect(read?.memory).toEqual(await getMemory(t.db, user.id, item.id));
+          expect(read?.checkpoint).toEqual(checkpoint);
+          if (index < size) {
+            const proof = await inclusionProof(index, size, nodesOf(read));
+            verifyInclusion(index, size, leaves[index] as Hash, proof, root);
+          }
+          // The path's nodes came with the row: no second statement.
+          expect(queries, `leaf ${index} at size ${size}`).toBe(1);
+        }
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("answers null for unknown, deleted and other users' memories; a null checkpoint before anchoring", async () => {
+    const a = await makeUser(t.db);
+    const b = await makeUser(t.db);
+    const [kept, gone] = [newMemory("kept"), newMemory("gone")];
+    await appendMemories(t.db, a.id, [kept, gone]);
+    const read = await getMemoryAtLatestCheckpoint(t.db, a.id, kept.id);
+    expect(read?.memory).toEqual(await getMemory(t.db, a.id, kept.id));
+    expect(read?.checkpoint).toBeNull();
+    await deleteMemory(t.db, a.id, gone.id);
+    expect(await getMemoryAtLatestCheckpoint(t.db, a.id, gone.id)).toBeNull();
+    expect(await getMemoryAtLatestCheckpoint(t.db, b.id, kept.id)).toBeNull();
+    expect(await getMemoryAtLatestCheckpoint(t.db, a.id, "no-such-id")).toBeNull();
+    // Another user's checkpoint is never this user's.
+    await insertAnchoredCheckpoint(t.db, {
+      userId: b.id,
+      treeSize: 1,
+      root: randomBytes(32),
+      nonce: 1,
+      signature: "b1",
+    });
+    expect((await getMemoryAtLatestCheckpoint(t.db, a.id, kept.id))?.checkpoint).toBeNull();
+  });
+
+  it("rejects with MissingNodeError when the node store lacks a path node", async () => {
+    const user = await makeUser(t.db);
+    const items = Array.from({ length: 6 }, (_, i) => newMemory(`leaf${i}`));
+    await appendMemories(t.db, user.id, items);
+    const root = rootFromLeafHashes(items.map((m) => m.leafHash));
+    await insertAnchoredCheckpoint(t.db, {
+      userId: user.id,
+      treeSize: 6,
+      root,
+      nonce: 1,
+      signature: "s",
+    });
+    await t.db
+      .delete(merkleNodes)
+      .where(and(eq(merkleNodes.userId, user.id), eq(merkleNodes.level, 1)));
+    const read = await getMemoryAtLatestCheckpoint(t.db, user.id, items[0]?.id ?? "");
+    await expect(inclusionProof(0, 6, nodesOf(read))).rejects.toBeInstanceOf(MissingNodeError);
   });
 });
 

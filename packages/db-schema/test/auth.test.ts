@@ -185,6 +185,33 @@ describe("api keys", () => {
     );
   });
 
+  it("the per-request lookup returns lastUsedAt and sees a revocation at once (prepared statement reused)", async () => {
+    const user = await makeUser(t.db);
+    const raw = randomBytes(24).toString("hex");
+    const key = await insertApiKey(t.db, {
+      userId: user.id,
+      keyHash: sha256(raw),
+      prefix: "svc_lookup12",
+      label: "lookup",
+    });
+    // One connection, so the second and later lookups run the statement prepared by the first.
+    const single = createDatabase({ url: t.url, max: 1 });
+    try {
+      const first = await findActiveApiKeyByHash(single.db, sha256(raw));
+      expect(first?.apiKey.id).toBe(key.id);
+      expect(first?.apiKey.lastUsedAt).toBeNull();
+      expect(first?.user.id).toBe(user.id);
+      const t0 = new Date("2026-05-01T10:00:00.000Z");
+      await touchApiKeyLastUsed(t.db, user.id, key.id, t0);
+      expect((await findActiveApiKeyByHash(single.db, sha256(raw)))?.apiKey.lastUsedAt).toEqual(t0);
+      expect(await findActiveApiKeyByHash(single.db, sha256("other"))).toBeNull();
+      await revokeApiKey(t.db, user.id, key.id);
+      expect(await findActiveApiKeyByHash(single.db, sha256(raw))).toBeNull();
+    } finally {
+      await single.close();
+    }
+  });
+
   it("updates lastUsedAt at most once a minute", async () => {
     const user = await makeUser(t.db);
     const key = await insertApiKey(t.db, {

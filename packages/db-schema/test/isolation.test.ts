@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as api from "../src/index.js";
 import {
   appendMemories,
+  appendMemoriesForUsers,
   checkTree,
   deleteMemory,
   getAnchoredCheckpointBySize,
@@ -19,6 +20,7 @@ import {
   getLeafCount,
   getMemoriesByIds,
   getMemory,
+  getMemoryAtLatestCheckpoint,
   getPendingLeaves,
   getTree,
   insertAnchoredCheckpoint,
@@ -40,6 +42,7 @@ import {
   markBatchConfirmed,
   markBatchFailed,
   nodeSource,
+  readRecallPage,
   rebuildTree,
   revokeApiKey,
   revokeExtensionSession,
@@ -53,6 +56,7 @@ import { makeUser, newMemory } from "./_fixtures.js";
 /** Query functions scoped to one user: tested cross-user below. */
 const USER_SCOPED = [
   "appendMemories",
+  "appendMemoriesForUsers",
   "checkTree",
   "deleteMemory",
   "getAnchoredCheckpointBySize",
@@ -62,6 +66,7 @@ const USER_SCOPED = [
   "getLeafCount",
   "getMemoriesByIds",
   "getMemory",
+  "getMemoryAtLatestCheckpoint",
   "getPendingLeaves",
   "getTree",
   "latestAnchoredCheckpoint",
@@ -76,6 +81,7 @@ const USER_SCOPED = [
   "markBatchConfirmed",
   "markBatchFailed",
   "nodeSource",
+  "readRecallPage",
   "rebuildTree",
   "revokeApiKey",
   "revokeExtensionSession",
@@ -120,6 +126,7 @@ const INFRASTRUCTURE = [
   "TreeSaveConflictError",
   "createDatabase",
   "ensureEmbeddedPostgres",
+  "handleShutdownSignals",
   "migrateDatabase",
   "pendingMigrations",
   "resolveDatabaseUrl",
@@ -218,6 +225,18 @@ describe("authorization: every query is scoped to its userId", () => {
         await appendMemories(t.db, A, [newMemory("a-only")]);
         expect(await getTree(t.db, b.user.id)).toEqual(treeB);
       },
+      appendMemoriesForUsers: async () => {
+        // Writes exactly the users it names: a batch for a third user leaves A and B untouched
+        // (A's later checks count its leaves).
+        const c = await makeUser(t.db);
+        const [treeA, treeB] = [await getTree(t.db, A), await getTree(t.db, b.user.id)];
+        const [result] = await appendMemoriesForUsers(t.db, [
+          { userId: c.id, items: [newMemory("c-only")] },
+        ]);
+        expect(result?.userId).toBe(c.id);
+        expect(await getTree(t.db, A)).toEqual(treeA);
+        expect(await getTree(t.db, b.user.id)).toEqual(treeB);
+      },
       checkTree: async () => {
         const check = await checkTree(t.db, A);
         expect(check.size).toBe(3);
@@ -260,6 +279,26 @@ describe("authorization: every query is scoped to its userId", () => {
         expect(await getMemory(t.db, A, b.kept.id, { includeDeleted: true })).toBeNull();
         expect(await getMemory(t.db, A, b.gone.id, { includeDeleted: true })).toBeNull();
         expect(await getMemory(t.db, b.user.id, b.kept.id)).not.toBeNull();
+      },
+      readRecallPage: async () => {
+        const seen: string[] = [];
+        const page = await readRecallPage(
+          t.db,
+          A,
+          { afterLeafIndex: -1, limit: 100, deletedSince: new Date(0) },
+          (row) => seen.push(row.id),
+        );
+        expect(seen).toContain(a.kept.id);
+        expect(seen).not.toContain(b.kept.id);
+        expect(page.deletedLeafIndexes).toEqual([1]); // A's `gone` only, not B's
+      },
+      getMemoryAtLatestCheckpoint: async () => {
+        expect(await getMemoryAtLatestCheckpoint(t.db, A, b.kept.id)).toBeNull();
+        const own = await getMemoryAtLatestCheckpoint(t.db, A, a.kept.id);
+        expect(own?.memory.id).toBe(a.kept.id);
+        expect(own?.checkpoint?.id).toBe(a.checkpoint.id);
+        const theirs = await getMemoryAtLatestCheckpoint(t.db, b.user.id, b.kept.id);
+        expect(theirs?.checkpoint?.id).toBe(b.checkpoint.id);
       },
       getPendingLeaves: async () => {
         // Checks run in USER_SCOPED order: A has 3 leaves by now, B 2.

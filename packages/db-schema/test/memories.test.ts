@@ -1,12 +1,17 @@
 /**
- * appendMemories and the memory reads: leaf indices, atomicity under injected failure, 50
- * concurrent appends, the optimistic-concurrency check, deletion keeping the leaf, listings.
+ * appendMemories / appendMemoriesForUsers and the memory reads: leaf indices, atomicity under
+ * injected failure, 50 concurrent appends, the optimistic-concurrency check, cross-user batches
+ * (contiguous per-user indices, whole-batch rollback, two processes sharing users), deletion
+ * keeping the leaf, listings.
  */
 import { rootFromLeafHashes } from "@svc/merkle-log";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   appendMemories,
+  appendMemoriesForUsers,
+  checkTree,
+  createDatabase,
   deleteMemory,
   getMemoriesByIds,
   getMemory,
@@ -17,9 +22,11 @@ import {
   listMemoriesSince,
   markAnchored,
   memories,
+  type Transaction,
   TreeSaveConflictError,
   treeSaveConflicts,
   trees,
+  type UserAppend,
 } from "../src/index.js";
 import { restoreRange, saveTree } from "../src/queries/_tree-store.js";
 import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
@@ -66,7 +73,7 @@ describe("appendMemories", () => {
     expect(row?.anchored).toBe(false);
   });
 
-  it("commits nothing when a failure is injected between the memory insert and the tree update", async () => {
+  it("commits nothing when a failure is injected after the memory insert and tree update, before the commit", async () => {
     const user = await makeUser(t.db);
     await appendMemories(t.db, user.id, [newMemory("kept")]);
     const before = await getTree(t.db, user.id);
@@ -74,11 +81,12 @@ describe("appendMemories", () => {
     let reached = false;
     await expect(
       appendMemories(t.db, user.id, [doomed], {
-        beforeTreeUpdate: async ({ tx, size }) => {
-          // The memory row is visible inside the transaction before the failure.
+        beforeCommit: async ({ tx, size }) => {
+          // The memory row and the saved tree are visible inside the transaction before the failure.
           const inside = await tx.select().from(memories).where(eq(memories.id, doomed.id));
           expect(inside).toHaveLength(1);
           expect(size).toBe(2);
+          expect((await getTree(tx, user.id))?.size).toBe(2);
           reached = true;
           throw new Error("injected failure");
         },
@@ -88,6 +96,31 @@ describe("appendMemories", () => {
     expect(await getMemory(t.db, user.id, doomed.id, { includeDeleted: true })).toBeNull();
     const after = await getTree(t.db, user.id);
     expect(after).toEqual(before);
+    const nodes = await t.sql<{ n: string }[]>`
+      select count(*) as n from merkle_nodes where user_id = ${user.id}`;
+    expect(Number(nodes[0]?.n)).toBe(1);
+  });
+
+  it("commits nothing when the tree update misses after the memory insert (the write statement fails as a whole)", async () => {
+    const user = await makeUser(t.db);
+    await appendMemories(t.db, user.id, [newMemory("kept")]);
+    const before = await getTree(t.db, user.id);
+    const conflicts = treeSaveConflicts.value;
+    const doomed = newMemory("doomed");
+    // A lost update injected before the write statement: its memory and node INSERTs run, its
+    // version-checked tree UPDATE matches no row, and the transaction rolls back.
+    await expect(
+      appendMemories(t.db, user.id, [doomed], {
+        maxAttempts: 1,
+        beforeWrite: ({ tx }) => bumpVersion(tx, user.id),
+        beforeCommit: () => {
+          throw new Error("the write statement must have failed");
+        },
+      }),
+    ).rejects.toBeInstanceOf(TreeSaveConflictError);
+    expect(treeSaveConflicts.value).toBe(conflicts + 1);
+    expect(await getMemory(t.db, user.id, doomed.id, { includeDeleted: true })).toBeNull();
+    expect(await getTree(t.db, user.id)).toEqual(before);
     const nodes = await t.sql<{ n: string }[]>`
       select count(*) as n from merkle_nodes where user_id = ${user.id}`;
     expect(Number(nodes[0]?.n)).toBe(1);
@@ -136,6 +169,308 @@ describe("appendMemories", () => {
     await expect(appendMemories(t.db, user.id, [])).rejects.toBeInstanceOf(RangeError);
     const bad = { ...newMemory(), leafHash: new Uint8Array(31) };
     await expect(appendMemories(t.db, user.id, [bad])).rejects.toThrow(/leafHash/);
+    expect(await getTree(t.db, user.id)).toBeNull();
+  });
+});
+
+/** Every leaf of `userId` in leaf order: index, id and hash. */
+async function leavesOf(userId: string) {
+  return t.db
+    .select({ leafIndex: memories.leafIndex, id: memories.id, leafHash: memories.leafHash })
+    .from(memories)
+    .where(eq(memories.userId, userId))
+    .orderBy(memories.leafIndex);
+}
+
+/** Asserts the user's leaves are exactly 0..n-1 and the persisted tree is their full recomputation. */
+async function expectConsistentLog(userId: string, n: number) {
+  const rows = await leavesOf(userId);
+  expect(rows.map((r) => r.leafIndex)).toEqual(Array.from({ length: n }, (_, i) => i));
+  const tree = await getTree(t.db, userId);
+  expect(tree?.size).toBe(n);
+  expect(tree?.root).toEqual(rootFromLeafHashes(rows.map((r) => r.leafHash)));
+  const check = await checkTree(t.db, userId);
+  expect(check.reasons).toEqual([]);
+  return rows;
+}
+
+/** A snapshot of everything a batch could write for these users (memories, nodes, trees). */
+async function snapshot(userIds: readonly string[]) {
+  return Promise.all(
+    userIds.map(async (userId) => {
+      const nodes = await t.sql<{ n: string }[]>`
+        select count(*) as n from merkle_nodes where user_id = ${userId}`;
+      return {
+        leaves: (await leavesOf(userId)).map((r) => r.id),
+        nodes: Number(nodes[0]?.n),
+        tree: await getTree(t.db, userId),
+      };
+    }),
+  );
+}
+
+/** Bumps the user's tree version inside `tx`: the lost update a writer without the lock makes. */
+async function bumpVersion(tx: Transaction, userId: string) {
+  await tx
+    .update(trees)
+    .set({ version: sql`${trees.version} + 1` })
+    .where(eq(trees.userId, userId));
+}
+
+describe("appendMemoriesForUsers (cross-user group commit)", () => {
+  it("writes several users in one transaction, each user's items consecutive in input order", async () => {
+    const [a, b, c] = await Promise.all([makeUser(t.db), makeUser(t.db), makeUser(t.db)]);
+    if (!a || !b || !c) {
+      throw new Error("users missing");
+    }
+    await appendMemories(t.db, b.id, [newMemory("b-old")]);
+    const batch: UserAppend[] = [
+      { userId: c.id, items: [newMemory("c0")] },
+      { userId: a.id, items: [newMemory("a0"), newMemory("a1"), newMemory("a2")] },
+      { userId: b.id, items: [newMemory("b1"), newMemory("b2")] },
+    ];
+    const results = await appendMemoriesForUsers(t.db, batch);
+    expect(results.map((r) => r.userId)).toEqual([c.id, a.id, b.id]);
+    expect(results.map((r) => r.items.map((i) => i.leafIndex))).toEqual([[0], [0, 1, 2], [1, 2]]);
+    expect(results.map((r) => r.items.map((i) => i.id))).toEqual(
+      batch.map((u) => u.items.map((i) => i.id)),
+    );
+    for (const [k, user] of [c, a, b].entries()) {
+      const rows = await expectConsistentLog(user.id, results[k]?.size ?? -1);
+      expect(results[k]?.root).toEqual(rootFromLeafHashes(rows.map((r) => r.leafHash)));
+    }
+    // One transaction: every tree moved by exactly one save.
+    expect((await getTree(t.db, a.id))?.version).toBe(1);
+    expect((await getTree(t.db, b.id))?.version).toBe(2);
+  });
+
+  it("concurrent batches over overlapping users: every user's leaves are 0..n-1, roots recomputed", async () => {
+    const users = await Promise.all(Array.from({ length: 6 }, () => makeUser(t.db)));
+    const expected = new Map(users.map((u) => [u.id, [] as string[]]));
+    // 40 concurrent batches, each over a random subset of the users in a random order.
+    const batches = Array.from({ length: 40 }, (_, k) => {
+      const picked = users.filter((_, i) => (k + i) % 3 !== 0).sort(() => Math.random() - 0.5);
+      return picked.map((u, i) => ({
+        userId: u.id,
+        items: Array.from({ length: 1 + ((k + i) % 3) }, (_, j) => newMemory(`${k}-${j}`)),
+      }));
+    });
+    const results = await Promise.all(batches.map((b) => appendMemoriesForUsers(t.db, b)));
+    results.forEach((batchResults, k) => {
+      batchResults.forEach((r, u) => {
+        const items = batches[k]?.[u]?.items ?? [];
+        // Consecutive within the batch, in input order.
+        const first = r.items[0]?.leafIndex ?? -1;
+        expect(r.items.map((i) => i.leafIndex)).toEqual(items.map((_, j) => first + j));
+        const told = expected.get(r.userId) as string[];
+        for (const item of r.items) {
+          expect(told[item.leafIndex]).toBeUndefined(); // no index handed out twice
+          told[item.leafIndex] = item.id;
+        }
+      });
+    });
+    for (const user of users) {
+      const ids = expected.get(user.id) as string[];
+      const rows = await expectConsistentLog(user.id, ids.length);
+      expect(rows.map((r) => r.id)).toEqual(ids); // each id at the index it was told
+    }
+  });
+
+  it("a failure injected before the commit rolls back every user's part", async () => {
+    const [a, b] = await Promise.all([makeUser(t.db), makeUser(t.db)]);
+    if (!a || !b) {
+      throw new Error("users missing");
+    }
+    await appendMemories(t.db, a.id, [newMemory("a-kept")]);
+    const before = await snapshot([a.id, b.id]);
+    const doomedA = newMemory("a-doomed");
+    const doomedB = newMemory("b-doomed");
+    let reached = false;
+    await expect(
+      appendMemoriesForUsers(
+        t.db,
+        [
+          { userId: a.id, items: [doomedA] },
+          { userId: b.id, items: [doomedB] },
+        ],
+        {
+          beforeCommit: async ({ tx, trees: sizes }) => {
+            const inside = await tx.select().from(memories).where(eq(memories.userId, b.id));
+            expect(inside.map((m) => m.id)).toEqual([doomedB.id]);
+            expect(sizes).toEqual([
+              { userId: a.id, size: 2 },
+              { userId: b.id, size: 1 },
+            ]);
+            reached = true;
+            throw new Error("injected failure");
+          },
+        },
+      ),
+    ).rejects.toThrow("injected failure");
+    expect(reached).toBe(true);
+    expect(await snapshot([a.id, b.id])).toEqual(before);
+  });
+
+  it("a failing statement of one user's part (duplicate id) rolls back the other users' parts", async () => {
+    const [a, b] = await Promise.all([makeUser(t.db), makeUser(t.db)]);
+    if (!a || !b) {
+      throw new Error("users missing");
+    }
+    const existing = newMemory("exists");
+    await appendMemories(t.db, b.id, [existing]);
+    const before = await snapshot([a.id, b.id]);
+    const attempt = appendMemoriesForUsers(t.db, [
+      { userId: a.id, items: [newMemory("a0"), newMemory("a1")] },
+      { userId: b.id, items: [{ ...newMemory("dup"), id: existing.id }] },
+    ]);
+    await expect(attempt).rejects.toSatisfy((error: unknown) => {
+      const cause = (error as { cause?: { code?: string } }).cause;
+      return cause?.code === "23505";
+    });
+    expect(await snapshot([a.id, b.id])).toEqual(before);
+    // The failed batch did not poison anything: the next one writes at the same indices.
+    const next = await appendMemoriesForUsers(t.db, [
+      { userId: a.id, items: [newMemory("a0")] },
+      { userId: b.id, items: [newMemory("b1")] },
+    ]);
+    expect(next.map((r) => r.items[0]?.leafIndex)).toEqual([0, 1]);
+  });
+
+  it("a lost update in the pipelined save is a counted conflict that rolls back the batch, then a retry", async () => {
+    const [a, b] = await Promise.all([makeUser(t.db), makeUser(t.db)]);
+    if (!a || !b) {
+      throw new Error("users missing");
+    }
+    await appendMemoriesForUsers(t.db, [
+      { userId: a.id, items: [newMemory("a0")] },
+      { userId: b.id, items: [newMemory("b0")] },
+    ]);
+    const before = await snapshot([a.id, b.id]);
+    const conflicts = treeSaveConflicts.value;
+    const batch = () => [
+      { userId: a.id, items: [newMemory("a1")] },
+      { userId: b.id, items: [newMemory("b1"), newMemory("b2")] },
+    ];
+    // The hook bumps b's version inside the transaction before the write statement (as a writer
+    // that skipped the row lock would): the statement inserts a's and b's rows and nodes, saves
+    // a's tree, misses b's row; the whole transaction rolls back.
+    const conflicting = appendMemoriesForUsers(t.db, batch(), {
+      maxAttempts: 1,
+      beforeWrite: ({ tx }) => bumpVersion(tx, b.id),
+    });
+    await expect(conflicting).rejects.toBeInstanceOf(TreeSaveConflictError);
+    await expect(conflicting).rejects.toMatchObject({ userId: b.id, expectedVersion: 1 });
+    expect(treeSaveConflicts.value).toBe(conflicts + 1);
+    expect(await snapshot([a.id, b.id])).toEqual(before); // a's saved tree rolled back too
+
+    // With retries the next attempt reads afresh and succeeds.
+    let attempts = 0;
+    const retried = await appendMemoriesForUsers(t.db, batch(), {
+      beforeWrite: async ({ tx, attempt }) => {
+        attempts = attempt;
+        if (attempt === 1) {
+          await bumpVersion(tx, a.id);
+        }
+      },
+    });
+    expect(attempts).toBe(2);
+    expect(treeSaveConflicts.value).toBe(conflicts + 2);
+    expect(retried.map((r) => r.items.map((i) => i.leafIndex))).toEqual([[1], [1, 2]]);
+    await expectConsistentLog(a.id, 2);
+    await expectConsistentLog(b.id, 3);
+  });
+
+  it("two processes appending for the same users: no deadlock, conflicts counted and retried, no lost leaf", async () => {
+    // Two separate pools (as two core-api instances): the tree row locks, taken in user id
+    // order, serialize their batches. Lost updates cannot happen under the locks, so some first
+    // attempts inject one (a version bump before the save) to prove detection and retry.
+    const other = createDatabase({ url: t.url, max: 8 });
+    try {
+      const users = await Promise.all(Array.from({ length: 5 }, () => makeUser(t.db)));
+      const conflicts = treeSaveConflicts.value;
+      let injected = 0;
+      const run = (db: typeof t.db, k: number) => {
+        const order = k % 2 === 0 ? users : [...users].reverse();
+        const picked = order.filter((_, i) => (i + k) % 4 !== 0);
+        return appendMemoriesForUsers(
+          db,
+          picked.map((u) => ({ userId: u.id, items: [newMemory(`p${k}`), newMemory(`q${k}`)] })),
+          k % 5 === 0
+            ? {
+                beforeWrite: async ({ tx, attempt, trees: sizes }) => {
+                  if (attempt === 1) {
+                    injected += 1;
+                    await bumpVersion(tx, sizes[0]?.userId ?? "");
+                  }
+                },
+              }
+            : {},
+        );
+      };
+      const all = await Promise.all(
+        Array.from({ length: 30 }, (_, k) => run(k % 2 === 0 ? t.db : other.db, k)),
+      );
+      expect(injected).toBe(6);
+      expect(treeSaveConflicts.value).toBe(conflicts + injected);
+      const told = new Map(users.map((u) => [u.id, new Map<number, string>()]));
+      for (const results of all) {
+        for (const r of results) {
+          for (const item of r.items) {
+            const byIndex = told.get(r.userId) as Map<number, string>;
+            expect(byIndex.has(item.leafIndex)).toBe(false); // no index handed out twice
+            byIndex.set(item.leafIndex, item.id);
+          }
+        }
+      }
+      for (const user of users) {
+        const byIndex = told.get(user.id) as Map<number, string>;
+        const rows = await expectConsistentLog(user.id, byIndex.size);
+        expect(rows.map((r) => r.id)).toEqual(rows.map((r) => byIndex.get(r.leafIndex)));
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("runs inside an outer transaction (as a savepoint) and rolls back with it", async () => {
+    const [a, b] = await Promise.all([makeUser(t.db), makeUser(t.db)]);
+    if (!a || !b) {
+      throw new Error("users missing");
+    }
+    const batch = () => [
+      { userId: a.id, items: [newMemory("a0")] },
+      { userId: b.id, items: [newMemory("b0"), newMemory("b1")] },
+    ];
+    await expect(
+      t.db.transaction(async (tx) => {
+        const inside = await appendMemoriesForUsers(tx, batch());
+        expect(inside.map((r) => r.size)).toEqual([1, 2]);
+        throw new Error("outer rollback");
+      }),
+    ).rejects.toThrow("outer rollback");
+    expect(await snapshot([a.id, b.id])).toEqual([
+      { leaves: [], nodes: 0, tree: null },
+      { leaves: [], nodes: 0, tree: null },
+    ]);
+    await t.db.transaction(async (tx) => {
+      await appendMemoriesForUsers(tx, batch());
+    });
+    await expectConsistentLog(a.id, 1);
+    await expectConsistentLog(b.id, 2);
+  });
+
+  it("rejects malformed batches before touching the database", async () => {
+    const user = await makeUser(t.db);
+    await expect(appendMemoriesForUsers(t.db, [])).rejects.toBeInstanceOf(RangeError);
+    await expect(
+      appendMemoriesForUsers(t.db, [
+        { userId: user.id, items: [newMemory()] },
+        { userId: user.id, items: [newMemory()] },
+      ]),
+    ).rejects.toThrow(/appears twice/);
+    await expect(
+      appendMemoriesForUsers(t.db, [{ userId: user.id, items: [] }]),
+    ).rejects.toBeInstanceOf(RangeError);
     expect(await getTree(t.db, user.id)).toBeNull();
   });
 });

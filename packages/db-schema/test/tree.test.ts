@@ -90,6 +90,50 @@ describe("nodeSource", () => {
     ).rejects.toBeInstanceOf(MissingNodeError);
     expect(await rootAtSize(t.db, userId, 0)).toEqual(rootFromLeafHashes([]));
   });
+
+  it("answers in the order asked, duplicates included, with fresh Uint8Arrays; refuses bad ids", async () => {
+    const { userId, leaves } = await userWithLeaves(9);
+    const source = nodeSource(t.db, userId);
+    const ids = [
+      { level: 0, index: 8 },
+      { level: 0, index: 2 },
+      { level: 0, index: 8 },
+      { level: 3, index: 0 },
+    ];
+    const hashes = await source.getNodes(ids);
+    expect(hashes.map((h) => h.constructor)).toEqual(ids.map(() => Uint8Array));
+    expect(hashes.slice(0, 3)).toEqual([leaves[8], leaves[2], leaves[8]]);
+    expect(hashes[3]).toEqual(rootFromLeafHashes(leaves.slice(0, 8)));
+    expect(hashes[0]).not.toBe(hashes[2]);
+    expect(await source.getNodes([])).toEqual([]);
+    await expect(source.getNodes([{ level: 64, index: 0 }])).rejects.toBeInstanceOf(RangeError);
+    await expect(source.getNodes([{ level: 0, index: -1 }])).rejects.toBeInstanceOf(RangeError);
+    await expect(source.getNodes([{ level: 0, index: 0.5 }])).rejects.toBeInstanceOf(RangeError);
+    const missing = await source
+      .getNodes([
+        { level: 0, index: 1 },
+        { level: 1, index: 9 },
+        { level: 0, index: 99 },
+      ])
+      .catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(MissingNodeError);
+    expect((missing as MissingNodeError).node).toEqual({ level: 1, index: 9 });
+  });
+
+  it("reads the same inside a transaction (no postgres.js client of its own there)", async () => {
+    const { userId, leaves } = await userWithLeaves(13);
+    const root = rootFromLeafHashes(leaves);
+    await t.db.transaction(async (tx) => {
+      for (const index of [0, 6, 12]) {
+        const proof = await inclusionProof(index, 13, nodeSource(tx, userId));
+        verifyInclusion(index, 13, leaves[index] as Hash, proof, root);
+      }
+      expect(await rootAtSize(tx, userId, 13)).toEqual(root);
+      await expect(
+        nodeSource(tx, userId).getNodes([{ level: 4, index: 0 }]),
+      ).rejects.toBeInstanceOf(MissingNodeError);
+    });
+  });
 });
 
 describe("checkTree and rebuildTree", () => {

@@ -1,12 +1,19 @@
 /**
- * Group commit of appends (issue 5 item 2): appends of one user are serialized in this process
- * without any global lock, and the appends that arrive while a user's transaction is running are
- * written together by the next one (one `appendMemories` transaction, one tree update, one
- * commit). Across processes the user's tree row lock (`SELECT … FOR UPDATE` inside
- * appendMemories) serializes them.
+ * Group commit of appends (issue 5 item 2), across users: this process has at most one append
+ * transaction in flight, and every append that arrives meanwhile — whatever its user — is written
+ * by the next one (`appendMemoriesForUsers`: one transaction that locks the involved users' tree
+ * rows in user id order, one INSERT of all memory rows, one of all nodes, one version-checked
+ * UPDATE of all trees, one commit). A user's appends keep their arrival order (consecutive leaf
+ * indices). Across processes the tree row locks, always taken in user id order, serialize
+ * batches that share users without deadlock.
  * @module
  */
-import { type AppendResult, appendMemories, type Database, type NewMemory } from "@svc/db-schema";
+import {
+  appendMemoriesForUsers,
+  type Database,
+  type NewMemory,
+  type UserAppendResult,
+} from "@svc/db-schema";
 
 /** Where one appended memory landed. */
 export interface AppendedLeaf {
@@ -16,6 +23,7 @@ export interface AppendedLeaf {
 }
 
 interface Job {
+  readonly userId: string;
   readonly memory: NewMemory;
   readonly resolve: (leaf: AppendedLeaf) => void;
   readonly reject: (error: unknown) => void;
@@ -23,15 +31,20 @@ interface Job {
 
 /** Options of {@link AppendQueue}. */
 export interface AppendQueueOptions {
-  /** Most memories written by one transaction; default 256. */
+  /** Most memories written by one transaction (all users together); default 256. */
   readonly maxBatch?: number;
 }
 
-/** Per-user group-commit queues over `appendMemories`. */
+/** A process-wide group-commit queue over `appendMemoriesForUsers`. */
 export class AppendQueue {
-  private readonly waiting = new Map<string, Job[]>();
+  /** Appends not yet taken by a batch, in arrival order. */
+  private waiting: Job[] = [];
+  private draining = false;
   private readonly maxBatch: number;
 
+  /**
+   * @throws RangeError when `maxBatch` is not a positive integer.
+   */
   constructor(
     private readonly db: Database,
     options: AppendQueueOptions = {},
@@ -43,54 +56,71 @@ export class AppendQueue {
   }
 
   /**
-   * Appends one memory to the user's log, in a transaction shared with the user's other appends
-   * that are waiting at that moment.
+   * Appends one memory to the user's log. When no batch is in flight it is written at once;
+   * otherwise it joins the next batch, shared with every append (of any user) waiting then, up to
+   * `maxBatch` memories in arrival order.
    * @returns its leaf index once the transaction committed.
-   * @throws whatever appendMemories throws for its batch (the whole batch fails together: the
-   *   transaction rolled back and none of its memories exist).
+   * @throws whatever appendMemoriesForUsers throws for its batch (the whole batch fails together:
+   *   the transaction rolled back and none of its memories, of any user, exist; later batches are
+   *   unaffected).
    */
   append(userId: string, memory: NewMemory): Promise<AppendedLeaf> {
     return new Promise<AppendedLeaf>((resolve, reject) => {
-      const queue = this.waiting.get(userId);
-      if (queue) {
-        queue.push({ memory, resolve, reject });
-        return;
+      this.waiting.push({ userId, memory, resolve, reject });
+      if (!this.draining) {
+        this.draining = true;
+        void this.drain();
       }
-      this.waiting.set(userId, [{ memory, resolve, reject }]);
-      void this.drain(userId);
     });
   }
 
-  /** Writes the user's waiting jobs batch after batch until none is left. */
-  private async drain(userId: string): Promise<void> {
-    for (;;) {
-      const queue = this.waiting.get(userId);
-      if (!queue || queue.length === 0) {
-        this.waiting.delete(userId);
-        return;
+  /** Writes the waiting jobs batch after batch until none is left. */
+  private async drain(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0, this.maxBatch);
+        await this.write(batch);
       }
-      const batch = queue.splice(0, this.maxBatch);
-      let result: AppendResult;
-      try {
-        result = await appendMemories(
-          this.db,
-          userId,
-          batch.map((job) => job.memory),
-        );
-      } catch (error) {
-        for (const job of batch) {
-          job.reject(error);
-        }
-        continue;
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** Writes one batch and settles its jobs; never throws. */
+  private async write(batch: readonly Job[]): Promise<void> {
+    // Group by user, keeping each user's arrival order (and the users' first-arrival order).
+    const byUser = new Map<string, Job[]>();
+    for (const job of batch) {
+      const jobs = byUser.get(job.userId);
+      if (jobs) {
+        jobs.push(job);
+      } else {
+        byUser.set(job.userId, [job]);
       }
-      batch.forEach((job, i) => {
-        const item = result.items[i];
-        if (item) {
+    }
+    const groups = [...byUser.entries()];
+    let results: UserAppendResult[];
+    try {
+      results = await appendMemoriesForUsers(
+        this.db,
+        groups.map(([userId, jobs]) => ({ userId, items: jobs.map((job) => job.memory) })),
+      );
+    } catch (error) {
+      for (const job of batch) {
+        job.reject(error);
+      }
+      return;
+    }
+    groups.forEach(([, jobs], g) => {
+      const result = results[g];
+      jobs.forEach((job, i) => {
+        const item = result?.items[i];
+        if (result && item) {
           job.resolve({ leafIndex: item.leafIndex, treeSize: result.size });
         } else {
-          job.reject(new Error("appendMemories returned fewer items than it was given"));
+          job.reject(new Error("appendMemoriesForUsers returned fewer items than it was given"));
         }
       });
-    }
+    });
   }
 }

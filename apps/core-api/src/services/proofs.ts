@@ -5,12 +5,19 @@
  * @module
  */
 import type { AnchoredCheckpoint, Database, Memory } from "@svc/db-schema";
-import { getTree, latestAnchoredCheckpoint, nodeSource, rootAtSize } from "@svc/db-schema";
+import {
+  getMemoryAtLatestCheckpoint,
+  getTree,
+  latestAnchoredCheckpoint,
+  nodeSource,
+  rootAtSize,
+} from "@svc/db-schema";
 import {
   consistencyProof,
   EMPTY_ROOT,
   fromHex,
   inclusionProof,
+  type NodeHashSource,
   ProofError,
   rootFromInclusionProof,
   toHex,
@@ -111,6 +118,23 @@ export class ProofService {
   }
 
   /**
+   * `GET /memories/:id/proof` (CONTRACT §5): the proof bundle of the owner's memory `memoryId`,
+   * as {@link bundle} builds it, from ONE database statement (getMemoryAtLatestCheckpoint: the
+   * row, the latest anchored checkpoint and the inclusion path's nodes, in one snapshot). Nothing
+   * is cached, so every core-api instance on the database answers the same.
+   * @throws ApiError not_found when the memory is unknown, deleted or another user's; as
+   *   {@link bundle} otherwise (MissingNodeError when the node store lacks a path node).
+   */
+  async proofOf(owner: Owner, dataKey: Uint8Array, memoryId: string): Promise<ProofBundleView> {
+    const read = await getMemoryAtLatestCheckpoint(this.db, owner.userId, memoryId);
+    if (!read) {
+      throw new ApiError("not_found", "no such memory");
+    }
+    const body = openRow(owner, dataKey, read.memory);
+    return this.bundleOf(owner, read.memory, body, read.checkpoint, read.nodes);
+  }
+
+  /**
    * A memory as a capability grant shows it (CONTRACT §11): the memory object of CONTRACT §4 with
    * its proof bundle nested as `proof`; `anchored` is the bundle's (covered by `checkpoint`). The
    * body is decrypted once for both.
@@ -132,6 +156,7 @@ export class ProofService {
     row: Memory,
     body: MemoryBody,
     checkpoint: AnchoredCheckpoint | null,
+    nodes: NodeHashSource = nodeSource(this.db, owner.userId),
   ): Promise<ProofBundleView> {
     const { leafData, leafHash } = memoryLeaf(
       {
@@ -156,11 +181,7 @@ export class ProofService {
     if (!checkpoint || row.leafIndex >= checkpoint.treeSize) {
       return { ...base, anchored: false, checkpoint: null, inclusionProof: null, anchor: null };
     }
-    const path = await inclusionProof(
-      row.leafIndex,
-      checkpoint.treeSize,
-      nodeSource(this.db, owner.userId),
-    );
+    const path = await inclusionProof(row.leafIndex, checkpoint.treeSize, nodes);
     return {
       ...base,
       anchored: true,

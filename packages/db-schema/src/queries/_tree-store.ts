@@ -1,15 +1,20 @@
 /**
- * Internal persistence of a user's incremental tree (spec §2 "Merkle tree"): locking and
- * restoring the `trees` row, the optimistic-concurrency save, and bulk writes to the node store.
- * Used by memories.ts (appends) and tree.ts (rebuild); not part of the package surface.
+ * Internal persistence of users' incremental trees (spec §2 "Merkle tree"): locking and restoring
+ * `trees` rows (one user, or several in one statement for a cross-user append batch), the
+ * optimistic-concurrency save (which can carry the batch's memory and node INSERTs as CTEs of the
+ * same statement), and bulk writes to the node store. The multi-user statements have a fixed SQL
+ * text (rows travel as one JSON parameter) and run as server-side prepared statements: one message
+ * and one round trip each, pipelined when issued together. Used by memories.ts (appends) and
+ * tree.ts (rebuild); not part of the package surface.
  * @module
  */
 import { CompactRange, EMPTY_ROOT, type Hash, type StoredNode } from "@svc/merkle-log";
-import { and, eq, sql } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { TreeCorruptError, TreeSaveConflictError, treeSaveConflicts } from "../errors.js";
 import { merkleNodes } from "../schema/merkle-nodes.js";
 import { trees } from "../schema/trees.js";
+import { runPrepared } from "./_prepared.js";
 
 const HASH_SIZE = 32;
 // Rows per multi-row INSERT into merkle_nodes (4 parameters each; PostgreSQL allows 65 535).
@@ -91,9 +96,9 @@ export function restoreRange(userId: string, tree: LockedTree): CompactRange {
 }
 
 /**
- * Saves `range` as the user's tree if the row still has `expectedVersion`:
- * `UPDATE trees SET size, root, frontier, version = version + 1 WHERE user_id = $ AND
- * version = $expected`. Zero rows updated means another writer saved in between.
+ * Saves `range` as the user's tree if the row still has `expectedVersion` (the one-user form of
+ * {@link saveTrees}: `UPDATE trees … WHERE user_id = $ AND version = $expected`). Zero rows
+ * updated means another writer saved in between.
  * @returns the new version.
  * @throws TreeSaveConflictError (after incrementing `treeSaveConflicts`) on a version mismatch.
  */
@@ -103,23 +108,8 @@ export async function saveTree(
   expectedVersion: number,
   range: CompactRange,
 ): Promise<number> {
-  const rows = await tx
-    .update(trees)
-    .set({
-      size: range.size,
-      root: range.root(),
-      frontier: joinFrontier(range.hashes),
-      version: sql`${trees.version} + 1`,
-      updatedAt: sql`now()`,
-    })
-    .where(and(eq(trees.userId, userId), eq(trees.version, expectedVersion)))
-    .returning({ version: trees.version });
-  const row = rows[0];
-  if (!row) {
-    treeSaveConflicts.inc();
-    throw new TreeSaveConflictError(userId, expectedVersion);
-  }
-  return row.version;
+  const versions = await saveTrees(tx, [{ userId, expectedVersion, range }]);
+  return versions.get(userId) as number;
 }
 
 /** Inserts completed perfect subtrees of the user's tree into the node store, in chunks. */
@@ -134,4 +124,166 @@ export async function insertNodes(
       .insert(merkleNodes)
       .values(chunk.map((n) => ({ userId, level: n.level, idx: n.index, hash: n.hash })));
   }
+}
+
+// ---- Multi-user statements (cross-user append batches) ----
+
+/** Hex of `bytes` (for the JSON row payloads; SQL decodes it with `decode(…, 'hex')`). */
+export function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+}
+
+const EMPTY_ROOT_HEX = hex(EMPTY_ROOT);
+
+/** A `trees` row as the raw multi-user lock statement returns it. */
+interface RawTreeRow {
+  readonly user_id: string;
+  readonly size: string;
+  readonly root: Uint8Array;
+  readonly frontier: Uint8Array;
+  readonly version: string;
+}
+
+/**
+ * Locks the `trees` rows of every user in `userIds` for the rest of the transaction, in ascending
+ * `user_id` order (every multi-user writer locks in that order, so two batches sharing users never
+ * deadlock), creating the empty tree of users that have none. Two statements, issued together so
+ * postgres.js pipelines them (one round trip):
+ * `INSERT INTO trees … SELECT … ORDER BY user_id ON CONFLICT (user_id) DO NOTHING`, then
+ * `SELECT … FROM trees WHERE user_id IN (…) ORDER BY user_id FOR UPDATE`. Must run inside a
+ * transaction. Duplicate ids are locked once.
+ * @returns each user's locked tree, by user id.
+ * @throws the PostgreSQL foreign-key violation (23503, as DrizzleQueryError's cause) when a user
+ *   does not exist.
+ */
+export async function lockTrees(
+  tx: Executor,
+  userIds: readonly string[],
+): Promise<Map<string, LockedTree>> {
+  const ids = JSON.stringify([...new Set(userIds)]);
+  const [, rows] = await Promise.all([
+    runPrepared(
+      tx,
+      "append_create_trees",
+      sql`insert into trees (user_id, size, root, frontier, version)
+        select u.user_id, 0, decode(${EMPTY_ROOT_HEX}, 'hex'), decode('', 'hex'), 0
+        from json_array_elements_text(${ids}::text::json) as u(user_id)
+        order by u.user_id
+        on conflict (user_id) do nothing`,
+    ),
+    runPrepared<RawTreeRow>(
+      tx,
+      "append_lock_trees",
+      sql`select user_id, size, root, frontier, version from trees
+        where user_id in (select value from json_array_elements_text(${ids}::text::json))
+        order by user_id
+        for update`,
+    ),
+  ]);
+  const locked = new Map<string, LockedTree>();
+  for (const row of rows) {
+    locked.set(row.user_id, {
+      size: Number(row.size),
+      root: new Uint8Array(row.root),
+      frontier: new Uint8Array(row.frontier),
+      version: Number(row.version),
+    });
+  }
+  for (const userId of userIds) {
+    if (!locked.has(userId)) {
+      throw new Error(`tree row of user ${userId} missing right after its creation`);
+    }
+  }
+  return locked;
+}
+
+/** One user's tree to save with {@link saveTrees}. */
+export interface TreeSave {
+  readonly userId: string;
+  /** The version read under the row lock. */
+  readonly expectedVersion: number;
+  /** The tree to store. */
+  readonly range: CompactRange;
+}
+
+/**
+ * Saves several users' trees in ONE statement, each only if its row still has the version its
+ * writer read: `UPDATE trees SET size, root, frontier, version = version + 1 FROM (the rows) WHERE
+ * user_id = row.user_id AND version = row.expected RETURNING user_id, version`. The data-modifying
+ * statements in `alongside` (INSERTs without RETURNING, e.g. the batch's memory rows and nodes)
+ * run as CTEs of that same statement (`WITH w0 AS (…), w1 AS (…) UPDATE trees …`): one message,
+ * one round trip, and they stand or fall with the save. A user missing from the returned rows
+ * lost an optimistic-concurrency race: each such user increments `treeSaveConflicts` and the call
+ * throws, so the caller's transaction rolls back (the rows `alongside` wrote and the trees the
+ * statement did save included).
+ * @returns the new version of each user's tree.
+ * @throws RangeError when a user appears twice.
+ * @throws TreeSaveConflictError (for the first lost user) on any version mismatch.
+ * @throws drizzle's DrizzleQueryError (cause: the PostgreSQL error) when a statement fails.
+ */
+export async function saveTrees(
+  tx: Executor,
+  saves: readonly TreeSave[],
+  alongside: readonly SQL[] = [],
+): Promise<Map<string, number>> {
+  if (new Set(saves.map((s) => s.userId)).size !== saves.length) {
+    throw new RangeError("saves must name each user at most once");
+  }
+  const payload = JSON.stringify(
+    saves.map((s) => ({
+      user_id: s.userId,
+      size: s.range.size,
+      root: hex(s.range.root()),
+      frontier: hex(joinFrontier(s.range.hashes)),
+      expected: s.expectedVersion,
+    })),
+  );
+  const ctes =
+    alongside.length === 0
+      ? sql``
+      : sql`with ${sql.join(
+          alongside.map((statement, i) => sql`${sql.raw(`w${i}`)} as (${statement})`),
+          sql`, `,
+        )} `;
+  const rows = await runPrepared<{ user_id: string; version: string }>(
+    tx,
+    "save_trees",
+    sql`${ctes}update trees as t
+      set size = v.size, root = decode(v.root, 'hex'), frontier = decode(v.frontier, 'hex'),
+        version = t.version + 1, updated_at = now()
+      from json_to_recordset(${payload}::text::json)
+        as v(user_id text, size bigint, root text, frontier text, expected bigint)
+      where t.user_id = v.user_id and t.version = v.expected
+      returning t.user_id, t.version`,
+  );
+  const saved = new Map(rows.map((r) => [r.user_id, Number(r.version)]));
+  const lost = saves.filter((s) => !saved.has(s.userId));
+  for (const _ of lost) {
+    treeSaveConflicts.inc();
+  }
+  const first = lost[0];
+  if (first) {
+    throw new TreeSaveConflictError(first.userId, first.expectedVersion);
+  }
+  return saved;
+}
+
+/** A completed perfect subtree of one user's tree, for {@link nodeRowsInsert}. */
+export interface UserNode extends StoredNode {
+  readonly userId: string;
+}
+
+/**
+ * The statement inserting completed perfect subtrees of any number of users' trees into the node
+ * store, with a fixed text (`INSERT INTO merkle_nodes … SELECT … FROM json_to_recordset($rows)`),
+ * to run alongside the tree save ({@link saveTrees}).
+ */
+export function nodeRowsInsert(nodes: readonly UserNode[]): SQL {
+  const payload = JSON.stringify(
+    nodes.map((n) => ({ user_id: n.userId, level: n.level, idx: n.index, hash: hex(n.hash) })),
+  );
+  return sql`insert into merkle_nodes (user_id, level, idx, hash)
+    select r.user_id, r.level, r.idx, decode(r.hash, 'hex')
+    from json_to_recordset(${payload}::text::json)
+      as r(user_id text, level smallint, idx bigint, hash text)`;
 }

@@ -49,8 +49,11 @@ export async function insertApiKey(db: Executor, input: NewApiKey): Promise<ApiK
 }
 
 /**
- * Credential lookup: the unrevoked key whose hash is `keyHash`, with its user, in one query.
- * @returns `{ apiKey, user }`, or null for an unknown or revoked key.
+ * Credential lookup: the unrevoked key whose hash is `keyHash`, with its user, in one query, run
+ * on every API-key request. Sent as a server-side prepared statement (parsed once per connection,
+ * then one round trip; drizzle's default sends it unnamed: parse/describe, then bind).
+ * @returns `{ apiKey, user }` (`apiKey.lastUsedAt` included, so callers can skip a fresh
+ *   touchApiKeyLastUsed), or null for an unknown or revoked key.
  */
 export async function findActiveApiKeyByHash(
   db: Executor,
@@ -61,7 +64,9 @@ export async function findActiveApiKeyByHash(
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
-    .limit(1);
+    .limit(1)
+    .prepare("find_active_api_key_by_hash")
+    .execute();
   return rows[0] ?? null;
 }
 

@@ -4,7 +4,7 @@
  * and the anchor service's pending-seal queries (CONTRACT §6).
  * @module
  */
-import type { Hash, StoredNode } from "@svc/merkle-log";
+import type { Hash } from "@svc/merkle-log";
 import {
   and,
   asc,
@@ -19,6 +19,8 @@ import {
   lt,
   max,
   min,
+  type SQL,
+  sql,
 } from "drizzle-orm";
 import type { Executor, Transaction } from "../client.js";
 import { TreeSaveConflictError } from "../errors.js";
@@ -32,7 +34,16 @@ import {
   pageLimit,
   toPage,
 } from "./_pagination.js";
-import { insertNodes, lockTree, restoreRange, saveTree } from "./_tree-store.js";
+import {
+  hex,
+  type LockedTree,
+  lockTrees,
+  nodeRowsInsert,
+  restoreRange,
+  saveTrees,
+  type TreeSave,
+  type UserNode,
+} from "./_tree-store.js";
 
 /** One memory to append; the caller computed `leafHash` over the leaf data (CONTRACT §4). */
 export interface NewMemory {
@@ -50,21 +61,34 @@ export interface NewMemory {
   readonly createdAt: Date;
 }
 
-/** Context given to the failure-injection hook of {@link appendMemories}. */
+/**
+ * Context given to the test hooks of {@link appendMemories} (`beforeWrite`, which runs before
+ * the tree update, and `beforeCommit`).
+ */
 export interface BeforeTreeUpdateContext {
   readonly tx: Transaction;
   readonly userId: string;
-  /** The tree size after the append (not yet saved). */
+  /** The tree size after the append (saved once the write statement ran). */
   readonly size: number;
+  /** The attempt number, from 1 (a version conflict retries from a fresh read). */
+  readonly attempt: number;
 }
 
 /** Options of {@link appendMemories}. */
 export interface AppendOptions {
   /**
-   * Test hook run inside the transaction after the memory rows and nodes are inserted and before
-   * the tree row is saved. Throwing from it rolls everything back (failure injection).
+   * Test hook run inside the transaction once the tree row is locked and the new tree computed,
+   * before the one statement that inserts the memory rows and nodes and saves the tree. A
+   * statement it runs on `tx` executes before that write (e.g. a version bump: a lost update).
+   * Throwing from it rolls everything back.
    */
-  readonly beforeTreeUpdate?: (context: BeforeTreeUpdateContext) => void | Promise<void>;
+  readonly beforeWrite?: (context: BeforeTreeUpdateContext) => void | Promise<void>;
+  /**
+   * Test hook run inside the transaction after the write statement (memory rows, nodes and tree
+   * are written and visible on `tx`) and before COMMIT. Throwing from it rolls everything back
+   * (failure injection).
+   */
+  readonly beforeCommit?: (context: BeforeTreeUpdateContext) => void | Promise<void>;
   /** Attempts when the tree save hits a version conflict; default 3. */
   readonly maxAttempts?: number;
 }
@@ -79,23 +103,59 @@ export interface AppendResult {
   readonly root: Hash;
 }
 
-// Rows per multi-row INSERT into memories (8 parameters each).
-const MEMORY_CHUNK = 1000;
+/** One user's part of a cross-user append batch ({@link appendMemoriesForUsers}). */
+export interface UserAppend {
+  readonly userId: string;
+  /** The user's memories, in the order they get leaf indices. */
+  readonly items: readonly NewMemory[];
+}
+
+/** Result of one user's part of {@link appendMemoriesForUsers}. */
+export interface UserAppendResult extends AppendResult {
+  readonly userId: string;
+}
+
+/** Context given to the test hooks of {@link appendMemoriesForUsers}. */
+export interface BatchAppendHookContext {
+  readonly tx: Transaction;
+  /** Each user's tree size after the append, in input order. */
+  readonly trees: readonly { readonly userId: string; readonly size: number }[];
+  /** The attempt number, from 1 (a version conflict retries the whole batch). */
+  readonly attempt: number;
+}
+
+/** Options of {@link appendMemoriesForUsers}. */
+export interface BatchAppendOptions {
+  /**
+   * Test hook run inside the transaction once the tree rows are locked and the new trees
+   * computed, before the write statement; a statement it runs on `tx` executes before that write
+   * (e.g. a version bump: a lost update). Throwing from it rolls everything back.
+   */
+  readonly beforeWrite?: (context: BatchAppendHookContext) => void | Promise<void>;
+  /**
+   * Test hook run inside the transaction after the write statement and before COMMIT (every
+   * user's rows, nodes and tree are visible on `tx`). Throwing from it rolls the whole batch back.
+   */
+  readonly beforeCommit?: (context: BatchAppendHookContext) => void | Promise<void>;
+  /** Attempts when a tree save hits a version conflict; default 3. */
+  readonly maxAttempts?: number;
+}
 
 /**
- * Appends memories to the user's log in ONE transaction: locks the user's tree row (creating the
- * empty tree on first use), gives the items leaf indices size, size + 1, …, inserts the memory rows,
- * appends each leaf hash to the CompactRange restored from the frontier, inserts the completed
- * perfect subtrees into `merkle_nodes`, and saves the tree with an optimistic version check. The
- * memory rows and their tree update commit together or not at all. A version conflict
- * (TreeSaveConflictError, counted in `treeSaveConflicts`) rolls the attempt back and is retried up
- * to `maxAttempts` times; then it is thrown.
- * Reuses an outer transaction when `db` is one (as a savepoint).
+ * Appends memories to the user's log in ONE transaction: the one-user form of
+ * {@link appendMemoriesForUsers} (same statements, same guarantees). Locks the user's tree row
+ * (creating the empty tree on first use), gives the items leaf indices size, size + 1, …, then
+ * one statement inserts the memory rows and the completed perfect subtrees and saves the tree
+ * with an optimistic version check; all commit together or not at all. A version conflict
+ * (TreeSaveConflictError, counted in `treeSaveConflicts`) rolls the attempt back and is retried
+ * up to `maxAttempts` times; then it is thrown. Reuses an outer transaction when `db` is one (as
+ * a savepoint).
  * @returns the leaf index of each item, and the new size and root.
  * @throws TypeError / RangeError on malformed items (empty list, leaf hash not 32 bytes, …).
  * @throws TreeSaveConflictError when every attempt conflicted.
  * @throws TreeCorruptError when the stored frontier is inconsistent (repair: rebuildTree).
- * @throws the PostgreSQL error of a duplicate memory id (23505) or an unknown user (23503).
+ * @throws drizzle's DrizzleQueryError whose `cause` is the PostgreSQL error of a duplicate memory
+ *   id (23505) or an unknown user (23503).
  */
 export async function appendMemories(
   db: Executor,
@@ -103,14 +163,65 @@ export async function appendMemories(
   items: readonly NewMemory[],
   options: AppendOptions = {},
 ): Promise<AppendResult> {
-  assertNewMemories(items);
+  const hook =
+    (run: ((context: BeforeTreeUpdateContext) => void | Promise<void>) | undefined) =>
+    (context: BatchAppendHookContext) =>
+      run?.({
+        tx: context.tx,
+        userId,
+        size: context.trees[0]?.size ?? 0,
+        attempt: context.attempt,
+      });
+  const [result] = await appendMemoriesForUsers(db, [{ userId, items }], {
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+    ...(options.beforeWrite ? { beforeWrite: hook(options.beforeWrite) } : {}),
+    ...(options.beforeCommit ? { beforeCommit: hook(options.beforeCommit) } : {}),
+  });
+  if (!result) {
+    throw new Error("appendMemoriesForUsers returned no result");
+  }
+  return { items: result.items, size: result.size, root: result.root };
+}
+
+/**
+ * Cross-user group commit: appends every user's memories in ONE transaction (spec §2; issue 5
+ * item 2), in four round trips whatever the number of users and memories:
+ * 1. BEGIN;
+ * 2. the users' `trees` rows are locked in ascending user id order (`SELECT … FOR UPDATE`, after
+ *    an `INSERT … ON CONFLICT DO NOTHING` that creates missing trees; both pipelined), so
+ *    concurrent batches sharing users — in this process or another — queue without deadlock;
+ * 3. each user's items get leaf indices size, size + 1, … in input order, and the CompactRange
+ *    restored from each frontier appends their leaf hashes; then ONE statement writes everything:
+ *    `WITH m AS (INSERT INTO memories … all rows), n AS (INSERT INTO merkle_nodes … all completed
+ *    perfect subtrees) UPDATE trees … WHERE user_id = … AND version = <read> RETURNING …`; a user
+ *    whose row no longer has the version read is a TreeSaveConflictError (counted in
+ *    `treeSaveConflicts`) that rolls everything back;
+ * 4. COMMIT.
+ * All users' rows, nodes and trees commit together or not at all: any failure fails the whole
+ * batch. A version conflict retries the whole batch from a fresh read, up to `maxAttempts` times.
+ * Reuses an outer transaction when `db` is one (as a savepoint).
+ * @param appends each user at most once, each with a non-empty item list.
+ * @returns one result per entry of `appends`, in the same order: the leaf index of each item
+ *   (input order) and the user's new tree size and root.
+ * @throws TypeError / RangeError on malformed input (no users, a user twice, bad items, …).
+ * @throws TreeSaveConflictError when every attempt conflicted.
+ * @throws TreeCorruptError when a stored frontier is inconsistent (repair: rebuildTree).
+ * @throws drizzle's DrizzleQueryError whose `cause` is the PostgreSQL error of a duplicate memory
+ *   id (23505) or an unknown user (23503).
+ */
+export async function appendMemoriesForUsers(
+  db: Executor,
+  appends: readonly UserAppend[],
+  options: BatchAppendOptions = {},
+): Promise<UserAppendResult[]> {
+  assertUserAppends(appends);
   const maxAttempts = options.maxAttempts ?? 3;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new RangeError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction((tx) => appendOnce(tx, userId, items, options));
+      return await db.transaction((tx) => appendOnce(tx, appends, options, attempt));
     } catch (error) {
       if (!(error instanceof TreeSaveConflictError) || attempt >= maxAttempts) {
         throw error;
@@ -121,38 +232,111 @@ export async function appendMemories(
 
 async function appendOnce(
   tx: Transaction,
-  userId: string,
-  items: readonly NewMemory[],
-  options: AppendOptions,
-): Promise<AppendResult> {
-  const tree = await lockTree(tx, userId);
-  const range = restoreRange(userId, tree);
-  const first = range.size;
-  const rows = items.map((item, i) => ({
-    id: item.id,
-    userId,
-    leafIndex: first + i,
-    ciphertext: item.ciphertext,
-    iv: item.iv,
-    leafHash: item.leafHash,
-    metadata: item.metadata,
-    createdAt: item.createdAt,
-  }));
-  for (let start = 0; start < rows.length; start += MEMORY_CHUNK) {
-    await tx.insert(memories).values(rows.slice(start, start + MEMORY_CHUNK));
+  appends: readonly UserAppend[],
+  options: BatchAppendOptions,
+  attempt: number,
+): Promise<UserAppendResult[]> {
+  const locked = await lockTrees(
+    tx,
+    appends.map((a) => a.userId),
+  );
+  const rows: MemoryRow[] = [];
+  const nodes: UserNode[] = [];
+  const saves: TreeSave[] = [];
+  const results: UserAppendResult[] = [];
+  for (const { userId, items } of appends) {
+    const tree = locked.get(userId) as LockedTree;
+    const range = restoreRange(userId, tree);
+    const first = range.size;
+    items.forEach((item, i) => {
+      rows.push({
+        id: item.id,
+        userId,
+        leafIndex: first + i,
+        ciphertext: item.ciphertext,
+        iv: item.iv,
+        leafHash: item.leafHash,
+        metadata: item.metadata,
+        createdAt: item.createdAt,
+      });
+      for (const node of range.append(item.leafHash)) {
+        nodes.push({ userId, level: node.level, index: node.index, hash: node.hash });
+      }
+    });
+    saves.push({ userId, expectedVersion: tree.version, range });
+    results.push({
+      userId,
+      items: items.map((item, i) => ({ id: item.id, leafIndex: first + i })),
+      size: range.size,
+      root: range.root(),
+    });
   }
-  const nodes: StoredNode[] = [];
-  for (const item of items) {
-    nodes.push(...range.append(item.leafHash));
-  }
-  await insertNodes(tx, userId, nodes);
-  await options.beforeTreeUpdate?.({ tx, userId, size: range.size });
-  await saveTree(tx, userId, tree.version, range);
-  return {
-    items: rows.map((r) => ({ id: r.id, leafIndex: r.leafIndex })),
-    size: range.size,
-    root: range.root(),
+  const context = {
+    tx,
+    trees: results.map((r) => ({ userId: r.userId, size: r.size })),
+    attempt,
   };
+  await options.beforeWrite?.(context);
+  await saveTrees(tx, saves, [memoryRowsInsert(rows), nodeRowsInsert(nodes)]);
+  await options.beforeCommit?.(context);
+  return results;
+}
+
+/** A memory row as {@link memoryRowsInsert} writes it. */
+interface MemoryRow {
+  readonly id: string;
+  readonly userId: string;
+  readonly leafIndex: number;
+  readonly ciphertext: Uint8Array;
+  readonly iv: Uint8Array | null;
+  readonly leafHash: Uint8Array;
+  readonly metadata: Record<string, unknown>;
+  readonly createdAt: Date;
+}
+
+/**
+ * The statement inserting memory rows of any number of users, with a fixed text
+ * (`INSERT INTO memories (…) SELECT … FROM json_to_recordset($rows)`), run alongside the tree
+ * save: bytes travel as hex, `created_at` as ISO 8601 text cast to timestamptz (never a Date in
+ * raw SQL), metadata as a JSON object cast to jsonb.
+ */
+function memoryRowsInsert(rows: readonly MemoryRow[]): SQL {
+  const payload = JSON.stringify(
+    rows.map((r) => ({
+      id: r.id,
+      user_id: r.userId,
+      leaf_index: r.leafIndex,
+      ciphertext: hex(r.ciphertext),
+      iv: r.iv === null ? null : hex(r.iv),
+      leaf_hash: hex(r.leafHash),
+      metadata: r.metadata,
+      created_at: r.createdAt.toISOString(),
+    })),
+  );
+  return sql`insert into memories
+      (id, user_id, leaf_index, ciphertext, iv, leaf_hash, metadata, created_at)
+    select r.id, r.user_id, r.leaf_index, decode(r.ciphertext, 'hex'), decode(r.iv, 'hex'),
+      decode(r.leaf_hash, 'hex'), r.metadata, r.created_at
+    from json_to_recordset(${payload}::text::json)
+      as r(id text, user_id text, leaf_index bigint, ciphertext text, iv text, leaf_hash text,
+        metadata jsonb, created_at timestamptz)`;
+}
+
+function assertUserAppends(appends: readonly UserAppend[]): void {
+  if (!Array.isArray(appends) || appends.length === 0) {
+    throw new RangeError("appends must be a non-empty array");
+  }
+  const seen = new Set<string>();
+  appends.forEach((append, i) => {
+    if (typeof append.userId !== "string" || append.userId.length === 0) {
+      throw new TypeError(`appends[${i}].userId must be a non-empty string`);
+    }
+    if (seen.has(append.userId)) {
+      throw new RangeError(`appends[${i}].userId appears twice; merge its items in order`);
+    }
+    seen.add(append.userId);
+    assertNewMemories(append.items);
+  });
 }
 
 function assertNewMemories(items: readonly NewMemory[]): void {

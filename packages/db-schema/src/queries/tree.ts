@@ -12,12 +12,13 @@ import {
   type NodeId,
   type StoredNode,
 } from "@svc/merkle-log";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { TreeCorruptError } from "../errors.js";
 import { memories } from "../schema/memories.js";
 import { merkleNodes } from "../schema/merkle-nodes.js";
 import { trees } from "../schema/trees.js";
+import { bytesOf, rawQuery } from "./_prepared.js";
 import { insertNodes, joinFrontier, lockTree, saveTree, splitFrontier } from "./_tree-store.js";
 
 /** A user's persisted tree state. */
@@ -50,11 +51,24 @@ export async function getTree(db: Executor, userId: string): Promise<TreeState |
 }
 
 /**
+ * One batch read of the user's stored nodes, in the order of `ids` (duplicates allowed): a
+ * prepared statement joining `unnest($2::int2[], $3::int8[]) WITH ORDINALITY` to the primary key
+ * of `merkle_nodes` (index lookups only), `user_id = $1` in the SQL.
+ */
+const NODES_SQL = `select u.ord::int4 as ord, n.hash
+  from unnest($2::int2[], $3::int8[]) with ordinality as u(level, idx, ord)
+  join merkle_nodes n on n.user_id = $1 and n.level = u.level and n.idx = u.idx`;
+
+/**
  * A NodeHashSource over the user's stored perfect subtrees (for @svc/merkle-log inclusionProof and
- * consistencyProof). Each getNodes call is ONE query:
- * `WHERE user_id = $1 AND (level, idx) IN (SELECT * FROM unnest($2::smallint[], $3::bigint[]))`.
- * getNodes rejects with merkle-log's MissingNodeError for the first id not stored (repair:
- * rebuildTree).
+ * consistencyProof). Each getNodes call is ONE query on the postgres.js client underneath `db`
+ * (a prepared statement, see {@link rawQuery}):
+ * `unnest($2::int2[], $3::int8[]) WITH ORDINALITY` joined to `merkle_nodes` on
+ * `user_id = $1 AND (level, idx)`. Hashes come back as fresh 32-byte Uint8Arrays in the order of
+ * `ids`; an empty `ids` makes no query.
+ * getNodes rejects with RangeError for an id that is not a node address (level outside [0, 63],
+ * negative or non-integer index), and with merkle-log's MissingNodeError for the first id not
+ * stored (repair: rebuildTree).
  */
 export function nodeSource(db: Executor, userId: string): NodeHashSource {
   return {
@@ -72,23 +86,47 @@ export function nodeSource(db: Executor, userId: string): NodeHashSource {
       });
       const levels = `{${ids.map((id) => id.level).join(",")}}`;
       const indexes = `{${ids.map((id) => id.index).join(",")}}`;
-      const rows = await db
-        .select({ level: merkleNodes.level, idx: merkleNodes.idx, hash: merkleNodes.hash })
-        .from(merkleNodes)
-        .where(
-          and(
-            eq(merkleNodes.userId, userId),
-            sql`(${merkleNodes.level}, ${merkleNodes.idx}) in (select * from unnest(${levels}::smallint[], ${indexes}::bigint[]))`,
-          ),
-        );
-      const found = new Map(rows.map((r) => [`${r.level}:${r.idx}`, r.hash]));
-      return ids.map((id) => {
-        const hash = found.get(`${id.level}:${id.index}`);
+      const rows = await rawQuery<{ ord: number; hash: Uint8Array }>(db, NODES_SQL, [
+        userId,
+        levels,
+        indexes,
+      ]);
+      const found: (Hash | undefined)[] = new Array(ids.length);
+      for (const row of rows) {
+        found[row.ord - 1] = bytesOf(row.hash);
+      }
+      return ids.map((id, i) => {
+        const hash = found[i];
         if (!hash) {
           throw new MissingNodeError(id);
         }
         return hash;
       });
+    },
+  };
+}
+
+/**
+ * A NodeHashSource serving from `prefetched` (hashes keyed `"level:index"`, read earlier in the
+ * same snapshot) when every requested id is there, and from `fallback` otherwise (so a node
+ * missing from the store still rejects with MissingNodeError, through the fallback's own read).
+ * Not part of the package surface.
+ */
+export function prefetchedNodeSource(
+  prefetched: ReadonlyMap<string, Hash>,
+  fallback: NodeHashSource,
+): NodeHashSource {
+  return {
+    async getNodes(ids: readonly NodeId[]): Promise<readonly Hash[]> {
+      const hashes: Hash[] = [];
+      for (const id of ids) {
+        const hash = prefetched.get(`${id.level}:${id.index}`);
+        if (!hash) {
+          return fallback.getNodes(ids);
+        }
+        hashes.push(hash);
+      }
+      return hashes;
     },
   };
 }

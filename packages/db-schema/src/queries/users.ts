@@ -59,9 +59,18 @@ export async function upsertUserByPubkey(
   return { user: winner, created: false };
 }
 
-/** The user with id `userId`, or null. */
+/**
+ * The user with id `userId`, or null. Run on every session-authenticated request (spec §5 step 3),
+ * so sent as a server-side prepared statement (one round trip instead of parse/describe + bind).
+ */
 export async function getUserById(db: Executor, userId: string): Promise<User | null> {
-  const rows = await db.select().from(users).where(eq(users.id, userId)).limit(1);
+  const rows = await db
+    .select()
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1)
+    .prepare("get_user_by_id")
+    .execute();
   return rows[0] ?? null;
 }
 

@@ -1,6 +1,7 @@
 /**
  * `GET /memories/:id/proof` (CONTRACT §5): the proof bundle, cut at the latest anchored
- * checkpoint, that a third party checks offline against the chain.
+ * checkpoint, that a third party checks offline against the chain. One database statement after
+ * the bearer's (ProofService.proofOf).
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
@@ -32,16 +33,10 @@ export function registerGetMemoryProof(app: App, deps: AppDeps, services: Servic
   });
   app.openapi(route, async (c) => {
     const auth = c.var.auth;
-    const id = c.req.valid("param").id;
-    const [row, checkpoint] = await Promise.all([
-      services.memories.load(auth, id),
-      services.proofs.latestCheckpoint(auth),
-    ]);
-    const bundle = await services.proofs.bundle(
+    const bundle = await services.proofs.proofOf(
       auth,
       dataKeyOf(deps.config.masterKey, auth),
-      row,
-      checkpoint,
+      c.req.valid("param").id,
     );
     return c.json(bundle, 200);
   });

@@ -1,0 +1,76 @@
+/**
+ * Server-side prepared statements for the hot queries (append, proof, recall), without drizzle's
+ * query building or result mapping. drizzle's `execute` sends every statement unnamed: parse +
+ * describe, wait, then bind + execute (two round trips, and postgres.js sends nothing else on the
+ * connection meanwhile). A prepared statement with a fixed text is parsed once per connection, then
+ * costs one message and one round trip, and postgres.js pipelines it behind other queries.
+ * Rows come back through postgres.js's parsers as drizzle's postgres-js driver leaves them: bytea
+ * as Buffer, int2/int4/float as number, bool as boolean, json/jsonb parsed, int8 and numeric as
+ * decimal strings, timestamps as PostgreSQL text (drizzle turns those parsers off), NULL as null.
+ * Internal to queries/*.ts; not part of the package surface.
+ * @module
+ */
+import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+import type postgres from "postgres";
+import type { Executor } from "../client.js";
+
+/**
+ * Renders drizzle `sql` fragments to text + parameters. Only for raw statements whose
+ * identifiers are spelled out in snake_case.
+ */
+const dialect = new PgDialect({ casing: "snake_case" });
+
+/**
+ * Runs `query` on `db` (a database or an open transaction) as a server-side prepared statement.
+ * @param name a label (drizzle prepares only named queries; postgres.js keys them by text).
+ * @returns the rows (empty for a statement without RETURNING).
+ * @throws drizzle's DrizzleQueryError whose `cause` is the PostgreSQL error.
+ */
+export async function runPrepared<Row>(db: Executor, name: string, query: SQL): Promise<Row[]> {
+  const prepared = db._.session.prepareQuery<{ execute: Row[]; all: unknown; values: unknown }>(
+    dialect.sqlToQuery(query),
+    undefined,
+    name,
+    false,
+  );
+  return prepared.execute();
+}
+
+/** A bound parameter of {@link rawQuery}: text, or a number sent as text. */
+export type RawParam = string | number;
+
+/**
+ * Runs `text` (SQL with `$1`…`$n` placeholders bound to `params`) as a prepared statement on
+ * `db` (a database or an open transaction); see {@link runPrepared}. `text` must not hold
+ * `$<digits>` other than placeholders (no dollar quoting).
+ * @throws drizzle's DrizzleQueryError whose `cause` is the PostgreSQL error.
+ */
+export function rawQuery<T extends Record<string, unknown>>(
+  db: Executor,
+  text: string,
+  params: readonly RawParam[],
+): Promise<T[]> {
+  const parts = text.split(/\$(\d+)/);
+  const chunks = parts.map((part, i) =>
+    i % 2 === 0 ? sql.raw(part) : sql`${params[Number(part) - 1]}`,
+  );
+  return runPrepared<T>(db, text, sql.join(chunks));
+}
+
+/**
+ * The postgres.js client of a database built by drizzle's postgres-js driver (`db.$client`), for
+ * what drizzle cannot do (streaming rows); null for a transaction (drizzle exposes none on it).
+ */
+export function clientOf(db: Executor): postgres.Sql | null {
+  const client = (db as { $client?: unknown }).$client;
+  return typeof client === "function" && "unsafe" in client ? (client as postgres.Sql) : null;
+}
+
+/** A bytea column read as a fresh Uint8Array (never Buffer pool memory). */
+export function bytesOf(value: unknown): Uint8Array {
+  if (!(value instanceof Uint8Array)) {
+    throw new TypeError(`expected bytea, got ${typeof value}`);
+  }
+  return new Uint8Array(value);
+}
