@@ -480,6 +480,20 @@ async function writeFigures(
   many: readonly BenchUser[],
 ): Promise<Figure[]> {
   const raw = createDatabase({ url: databaseUrl, max: CLIENTS });
+  // The write path without HTTP: core-api's MemoryService (envelope, leaf, group commit).
+  const direct = createDatabase({ url: databaseUrl, max: CLIENTS });
+  const service = new MemoryService({
+    db: direct.db,
+    clock: systemClock,
+    appendQueue: new AppendQueue(direct.db),
+    recall: new RecallCache({ db: direct.db, clock: systemClock, maxBytes: 0 }),
+  });
+  const create = (user: BenchUser | undefined) => {
+    if (!user) {
+      throw new Error("no bench user");
+    }
+    return service.create(user, user.dataKey, memoryText(1), {});
+  };
   const empty = await serveEmptyRoute();
   try {
     await raw.sql`
@@ -508,6 +522,8 @@ async function writeFigures(
       {
         raw: () => drive(rawInsert, WRITES, CLIENTS),
         empty: () => drive(emptyPost, WRITES, CLIENTS),
+        directOne: () => drive(() => create(one), WRITES, CLIENTS),
+        directMany: () => drive((client) => create(many[client]), WRITES, CLIENTS),
         one: () => drive(() => write(one), WRITES, CLIENTS),
         many: () => drive((client) => write(many[client]), WRITES, CLIENTS),
       },
@@ -532,6 +548,20 @@ async function writeFigures(
         target: "≥ 0.5×",
       },
       {
+        name: `write path without HTTP (MemoryService.create), ${CLIENTS} in flight, 1 user`,
+        value: loads.directOne?.rate ?? Number.NaN,
+        baseline: loads.raw?.rate ?? Number.NaN,
+        unit: "writes/s",
+        baselineName: rawName,
+      },
+      {
+        name: `write path without HTTP (MemoryService.create), ${CLIENTS} in flight, ${CLIENTS} users`,
+        value: loads.directMany?.rate ?? Number.NaN,
+        baseline: loads.raw?.rate ?? Number.NaN,
+        unit: "writes/s",
+        baselineName: rawName,
+      },
+      {
         name: `reference: empty hono route, same POST body, ${CLIENTS} clients`,
         value: loads.empty?.rate ?? Number.NaN,
         baseline: loads.raw?.rate ?? Number.NaN,
@@ -542,6 +572,7 @@ async function writeFigures(
     ];
   } finally {
     await empty.close();
+    await direct.close();
     await raw.close();
   }
 }
