@@ -13,13 +13,21 @@ import { promisify } from "node:util";
 import { Keypair } from "@solana/web3.js";
 import { ChainClient } from "@svc/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { insertAnchoredCheckpoint, markAnchored, rootAtSize } from "@svc/db-schema";
+import { rootAtSize } from "@svc/db-schema";
 import { startLocalChain } from "@svc/local-chain";
 import { fromHex, hashLeaf, verifyInclusion } from "@svc/merkle-log";
 import { contentHashOf, leafDataBytes, verifyBundle } from "@svc/verifier";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, mintApiKey, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import {
+  call,
+  mintApiKey,
+  newUser,
+  recordCheckpoint,
+  startTestApp,
+  type TestApp,
+  type TestUser,
+} from "./helpers.js";
 
 const run = promisify(execFile);
 
@@ -118,16 +126,7 @@ async function write(user: TestUser, contents: readonly string[]): Promise<strin
 async function anchor(user: TestUser, size: number, expectedNonce: number): Promise<void> {
   const root = await rootAtSize(t.db, user.userId, size);
   const committed = await client.commit(user.wallet.publicKey, root, size, expectedNonce);
-  await t.db.transaction(async (tx) => {
-    await markAnchored(tx, user.userId, size);
-    await insertAnchoredCheckpoint(tx, {
-      userId: user.userId,
-      treeSize: size,
-      root,
-      nonce: committed.nonce,
-      signature: committed.signature,
-    });
-  });
+  await recordCheckpoint(t, user, size, committed.nonce, committed.signature);
 }
 
 function createGrant(user: TestUser, body: unknown) {

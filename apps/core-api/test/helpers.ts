@@ -8,7 +8,7 @@ import { serve } from "@hono/node-server";
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import type { Clock } from "@svc/auth";
-import type { Database } from "@svc/db-schema";
+import { type Database, insertAnchoredCheckpoint, markAnchored, rootAtSize } from "@svc/db-schema";
 import { createTestDatabase } from "@svc/db-schema/testing";
 import bs58 from "bs58";
 import pino, { type Logger } from "pino";
@@ -186,4 +186,31 @@ export async function call<T = Record<string, unknown>>(
   });
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+/**
+ * Records an anchored checkpoint of `user` at `size` as the anchor service does after a confirmed
+ * commit (marks the covered memories anchored and inserts the checkpoint in one transaction),
+ * without touching a chain unless the caller committed `signature` there itself.
+ * @returns the root of the tree of `size` leaves.
+ */
+export async function recordCheckpoint(
+  t: Pick<TestApp, "db">,
+  user: Pick<TestUser, "userId">,
+  size: number,
+  nonce: number,
+  signature = `sig${nonce}`,
+): Promise<Uint8Array> {
+  const root = await rootAtSize(t.db, user.userId, size);
+  await t.db.transaction(async (tx) => {
+    await markAnchored(tx, user.userId, size);
+    await insertAnchoredCheckpoint(tx, {
+      userId: user.userId,
+      treeSize: size,
+      root,
+      nonce,
+      signature,
+    });
+  });
+  return root;
 }

@@ -1,9 +1,17 @@
 import { createHash } from "node:crypto";
-import { getMemory, insertAnchoredCheckpoint, markAnchored, rootAtSize } from "@svc/db-schema";
+import { getMemory } from "@svc/db-schema";
 import { fromHex, hashLeaf, toHex, verifyInclusion } from "@svc/merkle-log";
 import canonicalizeModule from "canonicalize";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, mintApiKey, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import {
+  call,
+  mintApiKey,
+  newUser,
+  recordCheckpoint,
+  startTestApp,
+  type TestApp,
+  type TestUser,
+} from "./helpers.js";
 
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string;
 
@@ -174,22 +182,6 @@ describe("reads", () => {
   });
 });
 
-/** Records an anchored checkpoint at `size` as the anchor service would (no chain involved). */
-async function recordCheckpoint(user: TestUser, size: number, nonce: number): Promise<string> {
-  const root = await rootAtSize(t.db, user.userId, size);
-  await t.db.transaction(async (tx) => {
-    await markAnchored(tx, user.userId, size);
-    await insertAnchoredCheckpoint(tx, {
-      userId: user.userId,
-      treeSize: size,
-      root,
-      nonce,
-      signature: `sig${nonce}`,
-    });
-  });
-  return toHex(root);
-}
-
 /** The raw bytes of a GET answer, with its status. */
 async function rawGet(user: TestUser, path: string): Promise<{ status: number; bytes: string }> {
   const res = await fetch(`${t.url}${path}`, { headers: user.headers });
@@ -204,7 +196,7 @@ describe("DELETE /memories/:id", () => {
     const after = (await write(user, "after it")).body;
     // An anchored checkpoint covering all three: the doomed leaf is the kept leaf's sibling, so
     // it sits in the kept memory's inclusion path.
-    const anchoredRoot = await recordCheckpoint(user, 3, 1);
+    const anchoredRoot = toHex(await recordCheckpoint(t, user, 3, 1));
     await write(user, "past the checkpoint");
     // Warm the recall cache first, so the deletion must reach cached recall too.
     const before = await call<{ items: Memory[] }>(`${t.url}/memories/search`, {

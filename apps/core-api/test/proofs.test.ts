@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { ChainClient } from "@svc/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { insertAnchoredCheckpoint, markAnchored, rootAtSize } from "@svc/db-schema";
+import { rootAtSize } from "@svc/db-schema";
 import { startLocalChain } from "@svc/local-chain";
 import {
   fromHex,
@@ -15,7 +15,14 @@ import {
 } from "@svc/merkle-log";
 import { contentHashOf, leafDataBytes, verifyBundle } from "@svc/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import {
+  call,
+  newUser,
+  recordCheckpoint,
+  startTestApp,
+  type TestApp,
+  type TestUser,
+} from "./helpers.js";
 
 interface Bundle {
   memoryId: string;
@@ -82,22 +89,6 @@ async function writeMany(user: TestUser, n: number, prefix = "memory"): Promise<
   return ids;
 }
 
-/** Records an anchored checkpoint at `size` as the anchor service would (no chain involved). */
-async function recordCheckpoint(user: TestUser, size: number, nonce: number): Promise<Uint8Array> {
-  const root = await rootAtSize(t.db, user.userId, size);
-  await t.db.transaction(async (tx) => {
-    await markAnchored(tx, user.userId, size);
-    await insertAnchoredCheckpoint(tx, {
-      userId: user.userId,
-      treeSize: size,
-      root,
-      nonce,
-      signature: `sig${nonce}`,
-    });
-  });
-  return root;
-}
-
 function proof(user: TestUser, id: string) {
   return call<Bundle>(`${t.url}/memories/${id}/proof`, { headers: user.headers });
 }
@@ -125,7 +116,7 @@ describe("GET /memories/:id/proof", () => {
   it("cuts proofs at the latest anchored checkpoint; a third party recomputes the leaf and verifies", async () => {
     const user = await newUser(t.url);
     const ids = await writeMany(user, 13);
-    const root = await recordCheckpoint(user, 11, 4);
+    const root = await recordCheckpoint(t, user, 11, 4);
     for (const [i, id] of ids.entries()) {
       const { body } = await proof(user, id);
       if (i >= 11) {
@@ -203,8 +194,8 @@ describe("GET /memories/:id/proof", () => {
         }
       };
       await expectCut(null, null);
-      await expectCut(3, await recordCheckpoint(user, 3, 3));
-      await expectCut(6, await recordCheckpoint(user, 6, 6));
+      await expectCut(3, await recordCheckpoint(t, user, 3, 3));
+      await expectCut(6, await recordCheckpoint(t, user, 6, 6));
 
       const other = await newUser(t.url);
       const foreign = await call(`${t.url}/memories/${ids[0]}/proof`, { headers: other.headers });
@@ -291,7 +282,7 @@ describe("GET /memories/:id/verify against the chain", () => {
 
     const root = await rootAtSize(t.db, user.userId, 5);
     const committed = await client.commit(user.wallet.publicKey, root, 5, 0);
-    await recordCheckpoint(user, 5, committed.nonce);
+    await recordCheckpoint(t, user, 5, committed.nonce);
     const good = await verify(ids[2] as string);
     expect(good.body.verified).toBe(true);
     expect(good.body.reason).toBeNull();
