@@ -16,7 +16,7 @@ import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
 import { rootAtSize } from "@svc/db-schema";
 import { startLocalChain } from "@svc/local-chain";
 import { fromHex, hashLeaf, verifyInclusion } from "@svc/merkle-log";
-import { contentHashOf, leafDataBytes, verifyBundle } from "@svc/verifier";
+import { contentHashOf, leafDataBytes, type ProofBundle, verifyBundle } from "@svc/verifier";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -31,18 +31,6 @@ import {
 
 const run = promisify(execFile);
 
-interface Bundle {
-  memoryId: string;
-  leafIndex: number;
-  leafHash: string;
-  leafData: Parameters<typeof leafDataBytes>[0];
-  salt: string;
-  anchored: boolean;
-  checkpoint: { treeSize: number; rootHash: string } | null;
-  inclusionProof: string[] | null;
-  anchor: { memoryCount: number; nonce: number; signature: string; account: string } | null;
-}
-
 interface SharedMemory {
   id: string;
   leafIndex: number;
@@ -51,7 +39,7 @@ interface SharedMemory {
   metadata: Record<string, unknown>;
   createdAt: string;
   anchored: boolean;
-  proof: Bundle;
+  proof: ProofBundle;
 }
 
 interface GrantAnswer {

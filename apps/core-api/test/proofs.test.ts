@@ -13,7 +13,7 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from "@svc/merkle-log";
-import { contentHashOf, leafDataBytes, verifyBundle } from "@svc/verifier";
+import { contentHashOf, leafDataBytes, type ProofBundle, verifyBundle } from "@svc/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   call,
@@ -23,25 +23,6 @@ import {
   type TestApp,
   type TestUser,
 } from "./helpers.js";
-
-interface Bundle {
-  memoryId: string;
-  leafIndex: number;
-  leafHash: string;
-  leafData: Parameters<typeof leafDataBytes>[0];
-  salt: string;
-  anchored: boolean;
-  checkpoint: { treeSize: number; rootHash: string } | null;
-  inclusionProof: string[] | null;
-  anchor: {
-    cluster: string;
-    programId: string;
-    account: string;
-    memoryCount: number;
-    nonce: number;
-    signature: string;
-  } | null;
-}
 
 let t: TestApp;
 let chain: Awaited<ReturnType<typeof startLocalChain>>;
@@ -90,7 +71,7 @@ async function writeMany(user: TestUser, n: number, prefix = "memory"): Promise<
 }
 
 function proof(user: TestUser, id: string) {
-  return call<Bundle>(`${t.url}/memories/${id}/proof`, { headers: user.headers });
+  return call<ProofBundle>(`${t.url}/memories/${id}/proof`, { headers: user.headers });
 }
 
 describe("GET /memories/:id/proof", () => {
@@ -168,7 +149,7 @@ describe("GET /memories/:id/proof", () => {
       const user = await newUser(t.url);
       const ids = await writeMany(user, 6);
       const fetchProof = (app: TestApp, id: string) =>
-        call<Bundle>(`${app.url}/memories/${id}/proof`, { headers: user.headers });
+        call<ProofBundle>(`${app.url}/memories/${id}/proof`, { headers: user.headers });
       const expectCut = async (size: number | null, root: Uint8Array | null) => {
         for (const app of [t, second]) {
           for (const [i, id] of ids.entries()) {
