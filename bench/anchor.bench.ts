@@ -24,6 +24,7 @@ import {
   startEmbeddedPostgres,
   upsertUserByPubkey,
 } from "@svc/db-schema";
+import { requestAirdrop } from "@svc/local-chain";
 import { hashLeaf } from "@svc/merkle-log";
 import bs58 from "bs58";
 // Relative imports: the root package does not depend on these workspace packages.
@@ -123,16 +124,7 @@ export async function run(): Promise<void> {
     const keypairPath = join(dir, "authority.json");
     await writeSolanaKeypairFile(keypairPath);
     const authority = loadKeypairFile(keypairPath);
-    await fetch(chain.url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "requestAirdrop",
-        params: [authority.publicKey.toBase58(), 1_000 * 1e9],
-      }),
-    });
+    await requestAirdrop(chain.url, authority.publicKey.toBase58(), 1_000 * 1e9);
     const client = new ChainClient({ rpcUrl: chain.url, programId: LOCAL_PROGRAM_ID, authority });
     while ((await client.authorityBalance()) === 0) {
       await new Promise((resolve) => setTimeout(resolve, 100));

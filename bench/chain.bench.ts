@@ -23,7 +23,7 @@ import {
   deployCommitmentProgram,
   LOCAL_PROGRAM_ID,
 } from "@svc/commitment-program";
-import { startLocalChain } from "@svc/local-chain";
+import { requestAirdrop, startLocalChain } from "@svc/local-chain";
 import { FailedTransactionMetadata, LiteSVM } from "litesvm";
 import { printFigures } from "./lib.js";
 
@@ -110,17 +110,7 @@ export async function run(): Promise<void> {
   const chain = await startLocalChain({ port: 0, dataDir, programId: LOCAL_PROGRAM_ID });
   try {
     const authority = Keypair.generate();
-    const res = await fetch(chain.url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "requestAirdrop",
-        params: [authority.publicKey.toBase58(), 1_000_000_000_000],
-      }),
-    });
-    await res.json();
+    await requestAirdrop(chain.url, authority.publicKey.toBase58(), 1_000_000_000_000);
     const client = new ChainClient({ rpcUrl: chain.url, programId: LOCAL_PROGRAM_ID, authority });
     const owners = Array.from({ length: USERS + 1 }, () => Keypair.generate().publicKey.toBase58());
     for (const owner of owners) {

@@ -21,6 +21,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
 import { handleShutdownSignals } from "@svc/db-schema";
+import { requestAirdrop } from "@svc/local-chain";
 import bs58 from "bs58";
 import { ensureLocalEnv } from "./lib/first-run.js";
 import type { PostgresHostMessage } from "./lib/postgres-host.js";
@@ -161,7 +162,7 @@ async function fundAuthority(rpcUrl: string, keypairPath: string | undefined): P
   };
   const balance = (await rpc("getBalance", [pubkey])) as { value: number };
   if (balance.value < 10 * LAMPORTS_PER_SOL) {
-    await rpc("requestAirdrop", [pubkey, 100 * LAMPORTS_PER_SOL]);
+    await requestAirdrop(rpcUrl, pubkey, 100 * LAMPORTS_PER_SOL);
     console.log(`[start] funded the local authority ${pubkey} with 100 SOL on the local chain`);
   }
 }

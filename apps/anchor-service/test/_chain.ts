@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { ChainClient } from "@svc/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { startLocalChain } from "@svc/local-chain";
+import { requestAirdrop, startLocalChain } from "@svc/local-chain";
 import { type Logger, pino } from "pino";
 
 /** The local chain of a test file. */
@@ -59,7 +59,7 @@ export async function startTestChain(): Promise<TestChain> {
       const keypair = Keypair.generate();
       if (sol > 0) {
         const address = keypair.publicKey.toBase58();
-        await rpc(chain.url, "requestAirdrop", [address, sol * 1e9]);
+        await requestAirdrop(chain.url, address, sol * 1e9);
         for (let i = 0; i < 100; i++) {
           const balance = (await rpc(chain.url, "getBalance", [address])) as { value: number };
           if (balance.value > 0) {

@@ -14,7 +14,7 @@ import { Keypair } from "@solana/web3.js";
 import { ChainClient } from "@svc/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
 import { rootAtSize } from "@svc/db-schema";
-import { startLocalChain } from "@svc/local-chain";
+import { requestAirdrop, startLocalChain } from "@svc/local-chain";
 import { fromHex, hashLeaf, verifyInclusion } from "@svc/merkle-log";
 import { contentHashOf, leafDataBytes, type ProofBundle, verifyBundle } from "@svc/verifier";
 import bs58 from "bs58";
@@ -71,16 +71,7 @@ beforeAll(async () => {
   chainDir = await mkdtemp(join(tmpdir(), "core-api-grants-"));
   chain = await startLocalChain({ port: 0, dataDir: chainDir, programId: LOCAL_PROGRAM_ID });
   const authority = Keypair.generate();
-  await fetch(chain.url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "requestAirdrop",
-      params: [authority.publicKey.toBase58(), 10e9],
-    }),
-  });
+  await requestAirdrop(chain.url, authority.publicKey.toBase58(), 10e9);
   client = new ChainClient({
     rpcUrl: chain.url,
     programId: LOCAL_PROGRAM_ID,

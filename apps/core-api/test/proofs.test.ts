@@ -5,7 +5,7 @@ import { Keypair } from "@solana/web3.js";
 import { ChainClient } from "@svc/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
 import { rootAtSize } from "@svc/db-schema";
-import { startLocalChain } from "@svc/local-chain";
+import { requestAirdrop, startLocalChain } from "@svc/local-chain";
 import {
   fromHex,
   hashLeaf,
@@ -30,20 +30,11 @@ let chainDir: string;
 let authority: Keypair;
 let client: ChainClient;
 
-async function rpc(method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(chain.url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return ((await res.json()) as { result: unknown }).result;
-}
-
 beforeAll(async () => {
   chainDir = await mkdtemp(join(tmpdir(), "core-api-proofs-"));
   chain = await startLocalChain({ port: 0, dataDir: chainDir, programId: LOCAL_PROGRAM_ID });
   authority = Keypair.generate();
-  await rpc("requestAirdrop", [authority.publicKey.toBase58(), 10e9]);
+  await requestAirdrop(chain.url, authority.publicKey.toBase58(), 10e9);
   client = new ChainClient({
     rpcUrl: chain.url,
     programId: LOCAL_PROGRAM_ID,

@@ -8,5 +8,6 @@
 
 export { MAX_PROCESSING_AGE, SLOT_MS } from "./chain.js";
 export { type Env, EnvSchema, InvalidEnvError, parseEnv } from "./env.js";
+export { requestAirdrop } from "./faucet.js";
 export { LedgerCorruptError } from "./ledger.js";
 export { type LocalChain, type LocalChainOptions, startLocalChain } from "./server.js";

@@ -11,7 +11,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
 import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { type LocalChain, startLocalChain } from "@svc/local-chain";
+import { type LocalChain, requestAirdrop, startLocalChain } from "@svc/local-chain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ChainClient,
@@ -25,7 +25,7 @@ import {
   readCommitmentFromRpc,
   UnauthorizedAuthorityError,
 } from "../src/index.js";
-import { airdrop, closedPortUrl, removeDir, rootOf, startRpcProxy, tempDir } from "./helpers.js";
+import { closedPortUrl, removeDir, rootOf, startRpcProxy, tempDir } from "./helpers.js";
 
 let chain: LocalChain;
 let dataDir: string;
@@ -49,7 +49,7 @@ beforeAll(async () => {
   dataDir = tempDir();
   chain = await startLocalChain({ port: 0, dataDir, programId: LOCAL_PROGRAM_ID });
   authority = Keypair.generate();
-  await airdrop(chain.url, authority.publicKey.toBase58(), 50 * LAMPORTS_PER_SOL);
+  await requestAirdrop(chain.url, authority.publicKey.toBase58(), 50 * LAMPORTS_PER_SOL);
   client = clientFor(authority);
 });
 
@@ -137,7 +137,7 @@ describe("commits on the local chain", () => {
     const user = owner();
     await client.commit(user, rootOf(9), 1, 0);
     const intruder = Keypair.generate();
-    await airdrop(chain.url, intruder.publicKey.toBase58(), LAMPORTS_PER_SOL);
+    await requestAirdrop(chain.url, intruder.publicKey.toBase58(), LAMPORTS_PER_SOL);
     await expect(clientFor(intruder).commit(user, rootOf(9), 2, 1)).rejects.toBeInstanceOf(
       UnauthorizedAuthorityError,
     );
@@ -153,7 +153,7 @@ describe("commits on the local chain", () => {
 
   it("reports an authority that can pay the fee but not the account's rent as InsufficientFundsError", async () => {
     const keypair = Keypair.generate();
-    await airdrop(chain.url, keypair.publicKey.toBase58(), 1_000_000);
+    await requestAirdrop(chain.url, keypair.publicKey.toBase58(), 1_000_000);
     await expect(clientFor(keypair).commit(owner(), rootOf(1), 1, 0)).rejects.toBeInstanceOf(
       InsufficientFundsError,
     );
@@ -162,7 +162,7 @@ describe("commits on the local chain", () => {
 
   it("refuses to read a PDA that holds something other than a commitment", async () => {
     const user = owner();
-    await airdrop(
+    await requestAirdrop(
       chain.url,
       commitmentAddress(LOCAL_PROGRAM_ID, user).toBase58(),
       LAMPORTS_PER_SOL,

@@ -25,24 +25,6 @@ export function rootOf(n: number): Uint8Array {
   return new Uint8Array(32).fill(n);
 }
 
-/** Airdrops `lamports` to `address` on the chain at `url` (the local chain answers once durable). */
-export async function airdrop(url: string, address: string, lamports: number): Promise<void> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "requestAirdrop",
-      params: [address, lamports],
-    }),
-  });
-  const body = (await res.json()) as { error?: { message: string } };
-  if (body.error) {
-    throw new Error(`requestAirdrop failed: ${body.error.message}`);
-  }
-}
-
 /** An http URL on a loopback port that was just free and is closed again. */
 export function closedPortUrl(): Promise<string> {
   return new Promise((resolve) => {
