@@ -5,12 +5,15 @@
  *   query that scans every memory): warm p50/p95 beside a raw in-process `includes` scan of the
  *   same plaintexts; cold (the first query of a freshly started app on the same database) beside
  *   a raw fetch-all with postgres.js + node:crypto AES-256-GCM decrypt of the same rows;
- * - writes (POST /memories over HTTP) with 16 concurrent clients, one user and 16 users, beside
- *   raw postgres.js single-row INSERTs, 16 in flight, into a plain table of the same columns;
+ * - writes (POST /memories over HTTP to core-api run as its own process, src/main.ts as in
+ *   production, from 16 concurrent clients with one keep-alive undici connection each), one user
+ *   and 16 users, beside raw postgres.js single-row INSERTs, 16 in flight, into a plain table of
+ *   the same columns; also the write path without HTTP, an empty hono route in its own process
+ *   as the HTTP reference, and (Linux) the CPU per write of every side together;
  * - proofs (GET /memories/:id/proof over HTTP, and inclusionProof over nodeSource in-process) at
  *   100 000 and 1 000 000 leaves beside one SELECT by primary key;
  * - peak RSS (VmHWM in /proc/<pid>/status; Linux only) of core-api run as its own process
- *   (src/main.ts) once the 100 000-memory user is cached, beside the same process idle after start.
+ *   once the 100 000-memory user is cached, beside the same process idle after start.
  * The 100 000 memories are written in-process through core-api's own write path (MemoryService
  * with its AppendQueue, in batches of 5 000): sealed bodies, real leaves, the persisted tree.
  * The 1 000 000-leaf tree is built in SQL in the node-hash store (sha256 level by level) around
@@ -21,7 +24,6 @@
  * a fresh database is created and dropped.
  * @module
  */
-import { spawn } from "node:child_process";
 import { createDecipheriv, randomBytes, randomInt, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { systemClock } from "@svc/auth";
@@ -46,6 +48,12 @@ import { memoryLeaf } from "../apps/core-api/src/services/memory-leaf.js";
 import { RecallCache } from "../apps/core-api/src/services/recall-cache.js";
 import { type Figure, percentile, printFigures, timeRuns } from "./lib.js";
 import {
+  HttpClients,
+  postgresCpuSeconds,
+  processCpuSeconds,
+  startServerProcess,
+} from "./processes.js";
+import {
   BENCH_ENV,
   benchDatabase,
   drive,
@@ -54,7 +62,6 @@ import {
   newWallet,
   postJson,
   serveCoreApi,
-  serveEmptyRoute,
   signIn,
 } from "./sign-in.bench.js";
 
@@ -277,41 +284,29 @@ async function procMiB(pid: number, field: "VmHWM" | "VmRSS"): Promise<number> {
 }
 
 /**
- * RSS of core-api as its own process (`node --import tsx apps/core-api/src/main.ts`, the same
- * database and secrets), read from /proc/<pid>/status: peak (VmHWM) and current (VmRSS) idle
- * after start, then after 20 searches of the user (the first one loads the log into the cache).
+ * RSS of core-api as its own process (src/main.ts, the same database and secrets), read from
+ * /proc/<pid>/status: peak (VmHWM) and current (VmRSS) idle after start, then after 20 searches
+ * of the user (the first one loads the log into the cache).
  */
 async function rssFigures(
   databaseUrl: string,
   user: BenchUser,
   contents: readonly string[],
 ): Promise<Figure[]> {
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/core-api/src/main.ts"], {
-    env: { ...process.env, ...BENCH_ENV, DATABASE_URL: databaseUrl, PORT: "0" },
-    stdio: ["ignore", "pipe", "inherit"],
+  const api = await startServerProcess("apps/core-api/src/main.ts", {
+    ...BENCH_ENV,
+    DATABASE_URL: databaseUrl,
   });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout?.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-        const port = /"port":(\d+)[^\n]*core-api listening/.exec(out)?.[1];
-        if (port) {
-          resolve(`http://127.0.0.1:${port}`);
-          out = "";
-        }
-      });
-      child.once("exit", (code) => reject(new Error(`core-api exited (${code}): ${out}`)));
-    });
-    const pid = child.pid as number;
-    await fetch(`${url}/healthz`).then((r) => r.arrayBuffer());
-    const idle = { peak: await procMiB(pid, "VmHWM"), now: await procMiB(pid, "VmRSS") };
+    const idle = { peak: await procMiB(api.pid, "VmHWM"), now: await procMiB(api.pid, "VmRSS") };
     const expected = rawScan(contents, NEEDLE, 20).length;
     for (let i = 0; i < 20; i++) {
-      await search(url, user, expected);
+      await search(api.url, user, expected);
     }
-    const cached = { peak: await procMiB(pid, "VmHWM"), now: await procMiB(pid, "VmRSS") };
+    const cached = {
+      peak: await procMiB(api.pid, "VmHWM"),
+      now: await procMiB(api.pid, "VmRSS"),
+    };
     const plaintextMiB = contents.reduce((sum, c) => sum + Buffer.byteLength(c), 0) / 2 ** 20;
     return [
       {
@@ -337,8 +332,7 @@ async function rssFigures(
       },
     ];
   } finally {
-    child.kill("SIGTERM");
-    await exited;
+    await api.stop();
   }
 }
 
@@ -472,10 +466,47 @@ async function seedBigTree(pg: DatabaseHandle, user: BenchUser, size: number): P
   return rows.map((r) => r.id);
 }
 
-/** Write figures: POST /memories with CLIENTS clients, one user and CLIENTS users; raw INSERTs. */
+/** CPU seconds used by every side (server process, PostgreSQL, this process) over some loads. */
+class CpuTally {
+  seconds = 0;
+  operations = 0;
+
+  /** CPU µs per operation so far. */
+  perOperation(): number {
+    return (this.seconds / this.operations) * 1e6;
+  }
+}
+
+/**
+ * Runs `load` (`operations` operations) and adds the CPU that `serverPid` (0: none), PostgreSQL
+ * and this process used meanwhile to `tally`.
+ */
+async function costed(
+  tally: CpuTally,
+  serverPid: number,
+  operations: number,
+  load: () => Promise<Load>,
+): Promise<Load> {
+  const sample = async () =>
+    (serverPid ? await processCpuSeconds(serverPid) : 0) +
+    (await postgresCpuSeconds()) +
+    (await processCpuSeconds(process.pid));
+  const before = await sample();
+  const result = await load();
+  tally.seconds += (await sample()) - before;
+  tally.operations += operations;
+  return result;
+}
+
+/**
+ * Write figures: POST /memories with CLIENTS clients (one keep-alive connection each), one user
+ * and CLIENTS users, against core-api run as its own process (src/main.ts, as in production);
+ * raw INSERTs; the same POST body against an empty hono route in its own process; and the write
+ * path without HTTP (MemoryService in this process). On Linux the CPU each side used is
+ * accounted too (core-api, PostgreSQL, the bench process).
+ */
 async function writeFigures(
   databaseUrl: string,
-  apiUrl: string,
   one: BenchUser,
   many: readonly BenchUser[],
 ): Promise<Figure[]> {
@@ -494,7 +525,13 @@ async function writeFigures(
     }
     return service.create(user, user.dataKey, memoryText(1), {});
   };
-  const empty = await serveEmptyRoute();
+  const api = await startServerProcess("apps/core-api/src/main.ts", {
+    ...BENCH_ENV,
+    DATABASE_URL: databaseUrl,
+  });
+  const empty = await startServerProcess("bench/empty-route-server.ts", {});
+  const apiClients = new HttpClients(api.url, CLIENTS);
+  const emptyClients = new HttpClients(empty.url, CLIENTS);
   try {
     await raw.sql`
       create table bench_plain_writes (
@@ -506,31 +543,42 @@ async function writeFigures(
       raw.sql`insert into bench_plain_writes values (
         ${randomUUID()}, ${`user-${client}`}, ${leafIndex++}, ${randomBytes(233)},
         ${randomBytes(12)}, ${randomBytes(32)}, ${"{}"}::jsonb, ${new Date().toISOString()})`;
-    const write = async (user: BenchUser | undefined) => {
-      const res = await postJson(`${apiUrl}/memories`, { content: memoryText(1) }, user?.headers);
-      if (res.status !== 201) {
-        throw new Error(`POST /memories: ${res.status}`);
+    const write = async (client: number, user: BenchUser | undefined) => {
+      const status = await apiClients.postJson(
+        client,
+        "/memories",
+        { content: memoryText(1) },
+        user?.headers,
+      );
+      if (status !== 201) {
+        throw new Error(`POST /memories: ${status}`);
       }
     };
-    const emptyPost = async () => {
-      const res = await postJson(`${empty.url}/empty`, { content: memoryText(1) });
-      if (res.status !== 204) {
-        throw new Error(`POST /empty: ${res.status}`);
+    const emptyPost = async (client: number) => {
+      const status = await emptyClients.postJson(client, "/empty", { content: memoryText(1) });
+      if (status !== 204) {
+        throw new Error(`POST /empty: ${status}`);
       }
     };
+    const linux = process.platform === "linux";
+    const rawCpu = new CpuTally();
+    const oneCpu = new CpuTally();
+    const cost = (tally: CpuTally, pid: number, load: () => Promise<Load>) =>
+      linux ? costed(tally, pid, WRITES, load) : load();
     const loads = await interleave(
       {
-        raw: () => drive(rawInsert, WRITES, CLIENTS),
+        raw: () => cost(rawCpu, 0, () => drive(rawInsert, WRITES, CLIENTS)),
         empty: () => drive(emptyPost, WRITES, CLIENTS),
         directOne: () => drive(() => create(one), WRITES, CLIENTS),
         directMany: () => drive((client) => create(many[client]), WRITES, CLIENTS),
-        one: () => drive(() => write(one), WRITES, CLIENTS),
-        many: () => drive((client) => write(many[client]), WRITES, CLIENTS),
+        one: () =>
+          cost(oneCpu, api.pid, () => drive((client) => write(client, one), WRITES, CLIENTS)),
+        many: () => drive((client) => write(client, many[client]), WRITES, CLIENTS),
       },
       3,
     );
     const rawName = `raw postgres.js single-row INSERT, ${CLIENTS} in flight`;
-    return [
+    const figures: Figure[] = [
       {
         name: `writes, POST /memories, ${CLIENTS} clients, 1 user`,
         value: loads.one?.rate ?? Number.NaN,
@@ -562,16 +610,28 @@ async function writeFigures(
         baselineName: rawName,
       },
       {
-        name: `reference: empty hono route, same POST body, ${CLIENTS} clients`,
+        name: `reference: empty hono route (own process), same POST body, ${CLIENTS} clients`,
         value: loads.empty?.rate ?? Number.NaN,
         baseline: loads.raw?.rate ?? Number.NaN,
         unit: "requests/s",
         baselineName: rawName,
-        target: "HTTP ceiling here",
       },
     ];
+    if (linux) {
+      figures.push({
+        name: "CPU per write over HTTP, 1 user: core-api + PostgreSQL + bench client",
+        value: oneCpu.perOperation(),
+        baseline: rawCpu.perOperation(),
+        unit: "µs",
+        baselineName: "raw INSERT: PostgreSQL + bench client",
+      });
+    }
+    return figures;
   } finally {
-    await empty.close();
+    await apiClients.close();
+    await emptyClients.close();
+    await api.stop();
+    await empty.stop();
     await direct.close();
     await raw.close();
   }
@@ -614,10 +674,7 @@ export async function run(): Promise<void> {
     const writers = await Promise.all(
       Array.from({ length: CLIENTS }, () => newUser(api.url, db, config)),
     );
-    printFigures(
-      "writes (~200-byte memories)",
-      await writeFigures(database.url, api.url, writer, writers),
-    );
+    printFigures("writes (~200-byte memories)", await writeFigures(database.url, writer, writers));
   } finally {
     await api.close();
     await handle.close();

@@ -4,10 +4,10 @@
  * published at `/openapi.json`. Error shape, request ids, CORS and body rules of CONTRACT §1.
  * @module
  */
+import { randomUUID } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import { cors } from "hono/cors";
-import { requestId } from "hono/request-id";
 import type { App, AppDeps, AppEnv, Services } from "./context.js";
 import { errorBody, handleError } from "./errors.js";
 import { limitBody, requireJsonBody } from "./middleware/body.js";
@@ -113,23 +113,19 @@ export function createApp(deps: AppDeps): App {
     },
   });
 
-  app.use(
-    requestId({
-      generator: () => crypto.randomUUID(),
-      limitLength: 128,
-    }),
-  );
+  // Every response header is set before the route runs (hono's prepared headers): a header set
+  // on a finished response makes hono copy it into a new Response whose body @hono/node-server
+  // then streams instead of writing it in one call.
   app.use(async (c, next) => {
     const incoming = c.req.header("x-request-id");
-    if (incoming !== undefined && !SAFE_REQUEST_ID.test(incoming)) {
-      c.set("requestId", crypto.randomUUID());
-    }
+    const id = incoming !== undefined && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    c.set("requestId", id);
+    c.header("x-request-id", id);
     const started = performance.now();
     await next();
-    c.header("x-request-id", c.var.requestId);
     deps.logger.info(
       {
-        requestId: c.var.requestId,
+        requestId: id,
         method: c.req.method,
         path: loggablePath(c.req.method, c.req.path),
         status: c.res.status,
@@ -139,14 +135,21 @@ export function createApp(deps: AppDeps): App {
     );
   });
   const origins = deps.config.corsOrigins;
-  app.use(
-    cors({
-      origin: origins === null ? (origin) => origin : [...origins],
-      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
-      exposeHeaders: ["X-Request-Id"],
-      credentials: false,
-    }),
-  );
+  const browserCors = cors({
+    origin: origins === null ? (origin) => origin : [...origins],
+    allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
+    exposeHeaders: ["X-Request-Id"],
+    credentials: false,
+  });
+  // CORS headers only mean something to a browser, which always sends Origin cross-origin; a
+  // request without one gets just the `Vary: Origin` hono's cors would have added.
+  app.use((c, next) => {
+    if (c.req.header("origin") === undefined) {
+      c.header("vary", "Origin");
+      return next();
+    }
+    return browserCors(c, next);
+  });
   app.use(limitBody());
   app.use(requireJsonBody());
 

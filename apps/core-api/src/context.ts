@@ -3,6 +3,7 @@
  * receives real parts (database, config, clock, logger); tests pass a controllable clock.
  * @module
  */
+import type { HttpBindings } from "@hono/node-server";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AuthContext, Clock } from "@svc/auth";
 import type { Database } from "@svc/db-schema";
@@ -31,8 +32,10 @@ export interface Services {
   readonly grants: GrantService;
 }
 
-/** Hono environment: per-request variables. */
+/** Hono environment: the Node request and response when served by @hono/node-server
+ * (absent under `app.request`), and per-request variables. */
 export interface AppEnv {
+  Bindings: Partial<HttpBindings>;
   Variables: {
     requestId: string;
     /** Set by the bearer middleware on authenticated routes. */

@@ -3,6 +3,7 @@
  * JSON, CORS, health, and the OpenAPI document covering every route.
  */
 import { request } from "node:http";
+import { connect } from "node:net";
 import { createDatabase } from "@svc/db-schema";
 import { createTestDatabase } from "@svc/db-schema/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -84,6 +85,65 @@ describe("HTTP conventions", () => {
     expect((JSON.parse(big.body) as { error: { code: string } }).error.code).toBe(
       "payload_too_large",
     );
+  });
+
+  it("reads bodies from the Node request: chunked within and past the limit, a BOM, a client gone mid-body", async () => {
+    const chunked = (chunks: readonly string[]) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          `${t.url}/auth/challenge`,
+          { method: "POST", agent: false, headers: { "content-type": "application/json" } },
+          (res) => {
+            let text = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk: string) => {
+              text += chunk;
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+          },
+        );
+        req.on("error", reject);
+        for (const chunk of chunks) {
+          req.write(chunk); // no Content-Length: Transfer-Encoding: chunked
+        }
+        req.end();
+      });
+    const publicKey = "11111111111111111111111111111111";
+    const body = JSON.stringify({ publicKey });
+    const small = await chunked([body.slice(0, 5), body.slice(5)]);
+    expect(small.status).toBe(200);
+    const big = await chunked(Array.from({ length: 40 }, () => " ".repeat(8 * 1024)));
+    expect(big.status).toBe(413);
+    expect((JSON.parse(big.body) as { error: { code: string } }).error.code).toBe(
+      "payload_too_large",
+    );
+    const bom = await fetch(`${t.url}/auth/challenge`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `\uFEFF${body}`,
+    });
+    expect(bom.status).toBe(200);
+    // A client that announces 1 000 bytes, sends 10 and goes away: the server carries on.
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(new URL(t.url).port), "127.0.0.1", () => {
+        socket.write(
+          "POST /auth/challenge HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+            'Content-Length: 1000\r\n\r\n{"publicKe',
+        );
+        setTimeout(() => socket.destroy(), 50);
+      });
+      socket.on("close", () => resolve());
+    });
+    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+  });
+
+  it("gives a request without Origin no CORS headers but Vary: Origin", async () => {
+    const res = await fetch(`${t.url}/healthz`);
+    expect(res.headers.get("vary")).toBe("Origin");
+    expect([...res.headers.keys()].filter((k) => k.startsWith("access-control-"))).toEqual([]);
+    const browser = await fetch(`${t.url}/healthz`, { headers: { origin: "https://a.example" } });
+    expect(browser.headers.get("vary")).toBe("Origin");
+    expect(browser.headers.get("access-control-expose-headers")).toBe("X-Request-Id");
   });
 
   it("reflects any origin by default, never with credentials", async () => {

@@ -14,6 +14,7 @@ import {
   startTestApp,
   TEST_ENV,
   type TestApp,
+  TestClock,
   type Wallet,
 } from "./helpers.js";
 
@@ -325,6 +326,23 @@ describe("session tokens against jose", () => {
         await expect(verifySessionToken(token, other, clock)).rejects.toBeInstanceOf(AuthError);
       }
     }
+  });
+
+  it("a token whose signature verified before is still refused once expired, or altered", async () => {
+    const clock = new TestClock();
+    const secret = secrets[0] as string;
+    const { token } = await issueSessionToken({ secret, clock, userId: "u-late", publicKey: "pk" });
+    expect(await verifySessionToken(token, secret, clock)).toMatchObject({ sub: "u-late" });
+    expect(await verifySessionToken(token, secret, clock)).toMatchObject({ sub: "u-late" });
+    const flipped = `${token.slice(0, -2)}${token.at(-2) === "A" ? "B" : "A"}${token.slice(-1)}`;
+    await expect(verifySessionToken(flipped, secret, clock)).rejects.toBeInstanceOf(AuthError);
+    await expect(verifySessionToken(token, secrets[1] as string, clock)).rejects.toBeInstanceOf(
+      AuthError,
+    );
+    clock.advance(3599_000);
+    expect(await verifySessionToken(token, secret, clock)).toMatchObject({ sub: "u-late" });
+    clock.advance(1_000);
+    await expect(verifySessionToken(token, secret, clock)).rejects.toThrow(/expired/);
   });
 
   it("refuses other algorithms, alg none, a changed signature, missing claims and expiry", async () => {

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { treeSaveConflicts } from "@svc/db-schema";
 import { fromHex, hashLeaf, rootFromLeafHashes, toHex } from "@svc/merkle-log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppendQueue } from "../src/services/append-queue.js";
@@ -45,6 +46,18 @@ function fullRoot(leaves: readonly Buffer[], from = 0, to = leaves.length): Buff
     .digest();
 }
 const NODE_PREFIX = Buffer.of(0x01);
+
+/** A memory to append through an AppendQueue directly (random body, real leaf hash). */
+function memory(id = randomUUID()) {
+  return {
+    id,
+    ciphertext: randomBytes(40),
+    iv: randomBytes(12),
+    leafHash: hashLeaf(randomBytes(16)),
+    metadata: {},
+    createdAt: new Date(),
+  };
+}
 
 describe("write path", () => {
   it("keeps the persisted root equal to the full recomputation after every write, up to 2 000 writes", async () => {
@@ -134,14 +147,6 @@ describe("cross-user group commit", () => {
       throw new Error("users missing");
     }
     const queue = new AppendQueue(t.db);
-    const memory = (id = randomUUID()) => ({
-      id,
-      ciphertext: randomBytes(40),
-      iv: randomBytes(12),
-      leafHash: hashLeaf(randomBytes(16)),
-      metadata: {},
-      createdAt: new Date(),
-    });
     // Batch 1 starts at once with a's first append; the next three wait and form batch 2 together,
     // which fails as a whole (b's memory reuses a's id: a unique violation).
     const first = memory();
@@ -168,20 +173,71 @@ describe("cross-user group commit", () => {
     expect(later.map((l) => l.leafIndex)).toEqual([0, 1, 1, 2, 0]);
   });
 
+  it("AppendQueue: later batches continue from the remembered tree; another writer's append is caught and retried", async () => {
+    const u = await newUser(t.url);
+    const queueA = new AppendQueue(t.db);
+    const queueB = new AppendQueue(t.db); // a second core-api process on the same database
+    const leaves: Buffer[] = [];
+    const append = async (queue: AppendQueue) => {
+      const m = memory();
+      const leaf = await queue.append(u.userId, m);
+      leaves[leaf.leafIndex] = Buffer.from(m.leafHash);
+      return leaf.leafIndex;
+    };
+    const conflictsBefore = treeSaveConflicts.value;
+    expect([await append(queueA), await append(queueA), await append(queueA)]).toEqual([0, 1, 2]);
+    expect(queueA.knownTrees).toBe(1);
+    expect(treeSaveConflicts.value).toBe(conflictsBefore);
+    expect([await append(queueB), await append(queueB)]).toEqual([3, 4]);
+    // A's remembered tree is stale now: its statement writes nothing, the append is requeued,
+    // read afresh under the lock, and lands after B's.
+    expect(await Promise.all([append(queueA), append(queueA)])).toEqual([5, 6]);
+    expect(treeSaveConflicts.value).toBe(conflictsBefore + 1);
+    expect(await append(queueA)).toBe(7);
+    expect(treeSaveConflicts.value).toBe(conflictsBefore + 1);
+    expect(await persistedRoot(u.userId)).toEqual({
+      size: 8,
+      root: fullRoot(leaves).toString("hex"),
+    });
+  });
+
+  it("AppendQueue: a failing one-statement batch rejects its callers; the user's next append is read afresh", async () => {
+    const u = await newUser(t.url);
+    const queue = new AppendQueue(t.db);
+    const first = memory();
+    expect(await queue.append(u.userId, first)).toEqual({ leafIndex: 0, treeSize: 1 });
+    const failed = await Promise.allSettled([
+      queue.append(u.userId, memory()),
+      queue.append(u.userId, memory(first.id)),
+    ]);
+    expect(failed.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(queue.knownTrees).toBe(0);
+    expect(await queue.append(u.userId, memory())).toEqual({ leafIndex: 1, treeSize: 2 });
+    expect(queue.knownTrees).toBe(1);
+  });
+
+  it("AppendQueue: maxKnownTrees bounds the remembered trees without changing any log", async () => {
+    const users = await Promise.all([newUser(t.url), newUser(t.url), newUser(t.url)]);
+    const queue = new AppendQueue(t.db, { maxKnownTrees: 2 });
+    for (let round = 0; round < 4; round++) {
+      for (const u of users) {
+        expect(await queue.append(u.userId, memory())).toEqual({
+          leafIndex: round,
+          treeSize: round + 1,
+        });
+        expect(queue.knownTrees).toBeLessThanOrEqual(2);
+      }
+    }
+    expect(queue.knownTrees).toBe(2);
+    expect(() => new AppendQueue(t.db, { maxKnownTrees: 0 })).toThrow(RangeError);
+  });
+
   it("AppendQueue: batches are bounded by maxBatch and keep arrival order", async () => {
     const [a, b] = await Promise.all([newUser(t.url), newUser(t.url)]);
     if (!a || !b) {
       throw new Error("users missing");
     }
     const queue = new AppendQueue(t.db, { maxBatch: 3 });
-    const memory = () => ({
-      id: randomUUID(),
-      ciphertext: randomBytes(40),
-      iv: randomBytes(12),
-      leafHash: hashLeaf(randomBytes(16)),
-      metadata: {},
-      createdAt: new Date(),
-    });
     // The first append goes alone; the 7 waiting ones go 3, 3, 1 (treeSize tells the batch).
     const owners = [a, a, b, a, b, a, a, b];
     const leaves = await Promise.all(owners.map((u) => queue.append(u.userId, memory())));

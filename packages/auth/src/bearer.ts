@@ -7,13 +7,14 @@
 import {
   type Database,
   findActiveApiKeyByHash,
-  getUserById,
+  getUsersByIds,
   touchApiKeyLastUsed,
 } from "@svc/db-schema";
 import { API_KEY_PREFIX, hashApiKey } from "./api-keys.js";
 import type { Clock } from "./clock.js";
 import { AuthError } from "./errors.js";
 import { verifySessionToken } from "./session.js";
+import { createUserLoader, type UserLoader } from "./user-loader.js";
 
 /** Who is calling, loaded once per request. */
 export interface AuthContext {
@@ -29,10 +30,11 @@ export interface AuthContext {
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * Resolves `token` to the calling user. An API key is looked up by hash on every request (a
- * revoked key fails on the very next one); its `lastUsedAt` is written only when the lookup shows
- * it null or more than a minute old (the UPDATE re-checks that, so concurrent requests write it
- * once), so most requests cost one SELECT.
+ * Resolves `token` to the calling user. A session JWT's user is loaded from the database on every
+ * request, the loads of concurrent requests coalesced into one query (see createUserLoader). An
+ * API key is looked up by hash on every request (a revoked key fails on the very next one); its
+ * `lastUsedAt` is written only when the lookup shows it null or more than a minute old (the
+ * UPDATE re-checks that, so concurrent requests write it once), so most requests cost one SELECT.
  * @throws AuthError("unauthorized") for an unknown, revoked, expired or forged credential, or a
  *   session whose user no longer exists.
  */
@@ -58,7 +60,7 @@ export async function resolveBearer(
     };
   }
   const claims = await verifySessionToken(token, deps.secret, deps.clock);
-  const user = await getUserById(deps.db, claims.sub);
+  const user = await userLoaderOf(deps.db).load(claims.sub);
   if (!user || user.ownerPubkey !== claims.pk) {
     throw new AuthError("unauthorized", "the session's user does not exist");
   }
@@ -69,6 +71,18 @@ export async function resolveBearer(
     credential: "session",
     apiKeyId: null,
   };
+}
+
+/** The session user loader of each database (see resolveBearer). */
+const userLoaders = new WeakMap<Database, UserLoader>();
+
+function userLoaderOf(db: Database): UserLoader {
+  let loader = userLoaders.get(db);
+  if (!loader) {
+    loader = createUserLoader((ids) => getUsersByIds(db, ids));
+    userLoaders.set(db, loader);
+  }
+  return loader;
 }
 
 /**

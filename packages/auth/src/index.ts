@@ -21,4 +21,5 @@ export {
   type SessionClaims,
   verifySessionToken,
 } from "./session.js";
+export { createUserLoader, MAX_USERS_PER_LOOKUP, type UserLoader } from "./user-loader.js";
 export { type VerifiedSignIn, verifySignIn } from "./verify.js";

@@ -5,6 +5,7 @@
  */
 import type { webcrypto } from "node:crypto";
 import { decode, sign, verify } from "hono/jwt";
+import { LRUCache } from "lru-cache";
 import type { Clock } from "./clock.js";
 import { AuthError } from "./errors.js";
 
@@ -78,10 +79,40 @@ export async function issueSessionToken(input: {
   return { token, expiresAt: new Date(claims.exp * 1000).toISOString(), claims };
 }
 
+/** Most verified tokens remembered per process (see verifiedPayload). */
+const MAX_VERIFIED_TOKENS = 10_000;
+
+/** Payloads of tokens whose signature verified, by secret and token. */
+const verifiedTokens = new LRUCache<string, Record<string, unknown>>({ max: MAX_VERIFIED_TOKENS });
+
 /**
- * Verifies a session token with hono/jwt: HS256 only (`alg: none` and every other algorithm are
- * refused), the signature under `secret` (its HMAC key imported once per process, see hmacKey),
- * claims `sub`/`pk` strings and `iat`/`exp` numbers, and `exp` against the injected clock.
+ * The payload of `token` once its HS256 signature verified under `secret` (hono/jwt; `alg` must
+ * be HS256, so `none` and every other algorithm are refused). A session token is stateless and
+ * immutable (no revocation, spec §5), so a token that verified under a secret always will: its
+ * payload is remembered (least recently used of MAX_VERIFIED_TOKENS evicted) and the HMAC is not
+ * recomputed on its next requests. Only verified tokens are remembered; the claims and `exp` are
+ * checked by the caller on every call.
+ * @throws Error when the token is malformed or its signature does not verify.
+ */
+async function verifiedPayload(token: string, secret: string): Promise<Record<string, unknown>> {
+  const cacheKey = `${secret.length}:${secret}:${token}`;
+  const known = verifiedTokens.get(cacheKey);
+  if (known) {
+    return known;
+  }
+  if (decode(token).header.alg !== "HS256") {
+    throw new Error("alg");
+  }
+  const key = await hmacKey(secret);
+  const payload = await verify(token, key, { alg: "HS256", exp: false, nbf: false, iat: false });
+  verifiedTokens.set(cacheKey, Object.freeze(payload));
+  return payload;
+}
+
+/**
+ * Verifies a session token: HS256 only (`alg: none` and every other algorithm are refused), the
+ * signature under `secret` (see verifiedPayload), claims `sub`/`pk` strings and `iat`/`exp`
+ * numbers, and `exp` against the injected clock on every call.
  * @throws AuthError("unauthorized") on any failure.
  */
 export async function verifySessionToken(
@@ -91,11 +122,7 @@ export async function verifySessionToken(
 ): Promise<SessionClaims> {
   let payload: Record<string, unknown>;
   try {
-    if (decode(token).header.alg !== "HS256") {
-      throw new Error("alg");
-    }
-    const key = await hmacKey(secret);
-    payload = await verify(token, key, { alg: "HS256", exp: false, nbf: false, iat: false });
+    payload = await verifiedPayload(token, secret);
   } catch {
     throw new AuthError("unauthorized", "invalid session token");
   }

@@ -90,6 +90,7 @@ export {
   type AppendResult,
   appendMemories,
   appendMemoriesForUsers,
+  appendMemoriesToKnownTrees,
   type BatchAppendHookContext,
   type BatchAppendOptions,
   type BeforeTreeUpdateContext,
@@ -99,6 +100,7 @@ export {
   getMemory,
   getOldestPendingCreatedAt,
   getPendingLeaves,
+  type KnownTreeAppend,
   listDeletedSince,
   listMemories,
   listMemoriesSince,
@@ -108,6 +110,8 @@ export {
   type NewMemory,
   type PendingLeaves,
   type PendingUser,
+  type SavedTree,
+  type StaleTreeResult,
   type UserAppend,
   type UserAppendResult,
 } from "./queries/memories.js";
@@ -137,6 +141,7 @@ export {
 export {
   getUserById,
   getUserByPubkey,
+  getUsersByIds,
   type UpsertUserInput,
   upsertUserByPubkey,
 } from "./queries/users.js";

@@ -14,6 +14,7 @@ import {
   getApiKey,
   getUserById,
   getUserByPubkey,
+  getUsersByIds,
   InvalidCursorError,
   insertApiKey,
   insertExtensionSession,
@@ -60,6 +61,30 @@ describe("users", () => {
     expect(again).toMatchObject({ created: false, user: { id } });
     expect((await getUserByPubkey(t.db, ownerPubkey))?.id).toBe(id);
     expect(await getUserById(t.db, "no-such-user")).toBeNull();
+  });
+
+  it("looks several users up by id in one query; unknown ids are absent", async () => {
+    const made = await Promise.all(
+      Array.from({ length: 3 }, (_, i) =>
+        upsertUserByPubkey(t.db, {
+          ownerPubkey: `pk-many-${i}-${randomBytes(8).toString("hex")}`,
+          makeWrappedKey: () => randomBytes(60),
+        }),
+      ),
+    );
+    const ids = made.map((m) => m.user.id);
+    const found = await getUsersByIds(t.db, [
+      ids[2] ?? "",
+      "no-such-user",
+      ids[0] ?? "",
+      ids[2] ?? "",
+    ]);
+    expect(found.map((u) => u.id).sort()).toEqual([ids[0], ids[2]].sort());
+    expect(found.find((u) => u.id === ids[0])).toEqual(made[0]?.user);
+    expect(await getUsersByIds(t.db, [])).toEqual([]);
+    await expect(getUsersByIds(t.db, Array.from({ length: 1001 }, String))).rejects.toBeInstanceOf(
+      RangeError,
+    );
   });
 });
 

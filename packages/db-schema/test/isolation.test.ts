@@ -6,11 +6,13 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { inclusionProof } from "@svc/merkle-log";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as api from "../src/index.js";
 import {
   appendMemories,
   appendMemoriesForUsers,
+  appendMemoriesToKnownTrees,
   checkTree,
   deleteMemory,
   getAnchoredCheckpointBySize,
@@ -49,6 +51,7 @@ import {
   revokeGrant,
   rootAtSize,
   touchApiKeyLastUsed,
+  trees,
 } from "../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
 import { makeUser, newMemory } from "./_fixtures.js";
@@ -57,6 +60,7 @@ import { makeUser, newMemory } from "./_fixtures.js";
 const USER_SCOPED = [
   "appendMemories",
   "appendMemoriesForUsers",
+  "appendMemoriesToKnownTrees",
   "checkTree",
   "deleteMemory",
   "getAnchoredCheckpointBySize",
@@ -108,7 +112,7 @@ const CREDENTIAL_LOOKUPS = [
   "useGrant",
 ];
 /** The user records themselves. */
-const IDENTITY = ["getUserById", "getUserByPubkey", "upsertUserByPubkey"];
+const IDENTITY = ["getUserById", "getUserByPubkey", "getUsersByIds", "upsertUserByPubkey"];
 /** Anchor service and maintenance queries over all users (no user-facing route uses them). */
 const SERVICE_WIDE = [
   "countBatchesByStatus",
@@ -234,6 +238,21 @@ describe("authorization: every query is scoped to its userId", () => {
           { userId: c.id, items: [newMemory("c-only")] },
         ]);
         expect(result?.userId).toBe(c.id);
+        expect(await getTree(t.db, A)).toEqual(treeA);
+        expect(await getTree(t.db, b.user.id)).toEqual(treeB);
+      },
+      appendMemoriesToKnownTrees: async () => {
+        // B's stored tree given as A's: A's row does not have B's root, so A is stale and
+        // neither tree changes (the version alone could coincide).
+        const [treeA, treeB] = [await getTree(t.db, A), await getTree(t.db, b.user.id)];
+        const [row] = await t.db.select().from(trees).where(eq(trees.userId, b.user.id));
+        if (!row || !treeA || !treeB) {
+          throw new Error("trees missing");
+        }
+        const [result] = await appendMemoriesToKnownTrees(t.db, [
+          { userId: A, items: [newMemory("a-on-b")], tree: { ...row, version: treeA.version } },
+        ]);
+        expect(result).toEqual({ userId: A, stale: true });
         expect(await getTree(t.db, A)).toEqual(treeA);
         expect(await getTree(t.db, b.user.id)).toEqual(treeB);
       },

@@ -1,8 +1,9 @@
 /**
  * appendMemories / appendMemoriesForUsers and the memory reads: leaf indices, atomicity under
  * injected failure, 50 concurrent appends, the optimistic-concurrency check, cross-user batches
- * (contiguous per-user indices, whole-batch rollback, two processes sharing users), deletion
- * keeping the leaf, listings.
+ * (contiguous per-user indices, whole-batch rollback, two processes sharing users), the one-statement
+ * append on remembered trees (continuation, stale users, rollback), deletion keeping the leaf,
+ * listings.
  */
 import { rootFromLeafHashes } from "@svc/merkle-log";
 import { eq, sql } from "drizzle-orm";
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   appendMemories,
   appendMemoriesForUsers,
+  appendMemoriesToKnownTrees,
   checkTree,
   createDatabase,
   deleteMemory,
@@ -22,7 +24,9 @@ import {
   listMemoriesSince,
   markAnchored,
   memories,
+  type SavedTree,
   type Transaction,
+  TreeCorruptError,
   TreeSaveConflictError,
   treeSaveConflicts,
   trees,
@@ -156,8 +160,8 @@ describe("appendMemories", () => {
     const writerB = restoreRange(user.id, row);
     writerA.append(newMemory("a").leafHash);
     writerB.append(newMemory("b").leafHash);
-    await saveTree(t.db, user.id, row.version, writerA);
-    const stale = saveTree(t.db, user.id, row.version, writerB);
+    await saveTree(t.db, user.id, row, writerA);
+    const stale = saveTree(t.db, user.id, row, writerB);
     await expect(stale).rejects.toBeInstanceOf(TreeSaveConflictError);
     await expect(stale).rejects.toMatchObject({ userId: user.id, expectedVersion: row.version });
     expect(treeSaveConflicts.value).toBe(conflictsBefore + 1);
@@ -472,6 +476,113 @@ describe("appendMemoriesForUsers (cross-user group commit)", () => {
       appendMemoriesForUsers(t.db, [{ userId: user.id, items: [] }]),
     ).rejects.toBeInstanceOf(RangeError);
     expect(await getTree(t.db, user.id)).toBeNull();
+  });
+});
+
+describe("appendMemoriesToKnownTrees (one statement on remembered trees)", () => {
+  it("continues from each user's saved tree: same leaves, nodes and roots as the locked path", async () => {
+    const [a, b] = await Promise.all([makeUser(t.db), makeUser(t.db)]);
+    if (!a || !b) {
+      throw new Error("users missing");
+    }
+    const first = await appendMemoriesForUsers(t.db, [
+      { userId: a.id, items: [newMemory("a0")] },
+      { userId: b.id, items: [newMemory("b0"), newMemory("b1")] },
+    ]);
+    let heads = new Map(first.map((r) => [r.userId, r.tree]));
+    // Five appends in a row, each on the tree the previous one returned (no read in between).
+    for (let round = 1; round <= 5; round++) {
+      const results = await appendMemoriesToKnownTrees(t.db, [
+        { userId: b.id, items: [newMemory(`b${round}`)], tree: heads.get(b.id) as SavedTree },
+        {
+          userId: a.id,
+          items: [newMemory(`a${round}`), newMemory(`a${round}'`)],
+          tree: heads.get(a.id) as SavedTree,
+        },
+      ]);
+      heads = new Map(
+        results.map((r) => {
+          if ("stale" in r) {
+            throw new Error(`stale ${r.userId}`);
+          }
+          return [r.userId, r.tree];
+        }),
+      );
+    }
+    await expectConsistentLog(a.id, 11);
+    await expectConsistentLog(b.id, 7);
+    for (const user of [a, b]) {
+      const stored = await getTree(t.db, user.id);
+      const head = heads.get(user.id);
+      expect(head?.version).toBe(6);
+      expect(stored?.version).toBe(head?.version);
+      expect(stored?.root).toEqual(head?.root);
+    }
+  });
+
+  it("a user whose row moved on is stale and untouched; the other users commit", async () => {
+    const [a, b] = await Promise.all([makeUser(t.db), makeUser(t.db)]);
+    if (!a || !b) {
+      throw new Error("users missing");
+    }
+    const first = await appendMemoriesForUsers(t.db, [
+      { userId: a.id, items: [newMemory("a0")] },
+      { userId: b.id, items: [newMemory("b0")] },
+    ]);
+    const conflictsBefore = treeSaveConflicts.value;
+    // Another writer appends for a: the tree this caller remembers is no longer a's.
+    await appendMemories(t.db, a.id, [newMemory("a-elsewhere")]);
+    const before = await snapshot([a.id]);
+    const results = await appendMemoriesToKnownTrees(
+      t.db,
+      first.map((r) => ({ userId: r.userId, items: [newMemory("late")], tree: r.tree })),
+    );
+    expect(results[0]).toEqual({ userId: a.id, stale: true });
+    expect(results[1]).toMatchObject({ userId: b.id, size: 2, items: [{ leafIndex: 1 }] });
+    expect(await snapshot([a.id])).toEqual(before);
+    expect(treeSaveConflicts.value).toBe(conflictsBefore + 1);
+    await expectConsistentLog(a.id, 2);
+    await expectConsistentLog(b.id, 2);
+  });
+
+  it("a failing statement (duplicate id) writes nothing for any user", async () => {
+    const [a, b] = await Promise.all([makeUser(t.db), makeUser(t.db)]);
+    if (!a || !b) {
+      throw new Error("users missing");
+    }
+    const taken = newMemory("taken");
+    const first = await appendMemoriesForUsers(t.db, [
+      { userId: a.id, items: [taken] },
+      { userId: b.id, items: [newMemory("b0")] },
+    ]);
+    const before = await snapshot([a.id, b.id]);
+    const appends = [
+      { userId: a.id, items: [newMemory("a1")], tree: first[0]?.tree as SavedTree },
+      {
+        userId: b.id,
+        items: [{ ...newMemory("b1"), id: taken.id }],
+        tree: first[1]?.tree as SavedTree,
+      },
+    ];
+    await expect(appendMemoriesToKnownTrees(t.db, appends)).rejects.toMatchObject({
+      cause: { code: "23505" },
+    });
+    expect(await snapshot([a.id, b.id])).toEqual(before);
+  });
+
+  it("rejects malformed input before touching the database", async () => {
+    const user = await makeUser(t.db);
+    const [first] = await appendMemoriesForUsers(t.db, [{ userId: user.id, items: [newMemory()] }]);
+    const tree = first?.tree as SavedTree;
+    await expect(appendMemoriesToKnownTrees(t.db, [])).rejects.toBeInstanceOf(RangeError);
+    await expect(
+      appendMemoriesToKnownTrees(t.db, [{ userId: user.id, items: [], tree }]),
+    ).rejects.toBeInstanceOf(RangeError);
+    const corrupt = { ...tree, frontier: new Uint8Array(31) };
+    await expect(
+      appendMemoriesToKnownTrees(t.db, [{ userId: user.id, items: [newMemory()], tree: corrupt }]),
+    ).rejects.toBeInstanceOf(TreeCorruptError);
+    await expectConsistentLog(user.id, 1);
   });
 });
 

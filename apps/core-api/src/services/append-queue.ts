@@ -1,19 +1,30 @@
 /**
  * Group commit of appends (issue 5 item 2), across users: this process has at most one append
- * transaction in flight, and every append that arrives meanwhile — whatever its user — is written
- * by the next one (`appendMemoriesForUsers`: one transaction that locks the involved users' tree
- * rows in user id order, one INSERT of all memory rows, one of all nodes, one version-checked
- * UPDATE of all trees, one commit). A user's appends keep their arrival order (consecutive leaf
- * indices). Across processes the tree row locks, always taken in user id order, serialize
- * batches that share users without deadlock.
+ * batch in flight, and every append that arrives meanwhile — whatever its user — is written by
+ * the next one. A user's appends keep their arrival order (consecutive leaf indices).
+ *
+ * The queue remembers the tree each of its batches saved per user (a bounded, least recently used
+ * map of `SavedTree`s: size, frontier, version; no memory content). A batch's users with a
+ * remembered tree are written by `appendMemoriesToKnownTrees`: ONE statement that commits on its
+ * own (one round trip), appending each user only if their `trees` row still has the remembered
+ * version. The other users (first append since start, eviction, or a remembered tree that went
+ * stale because another process appended or the tree was rebuilt) go through
+ * `appendMemoriesForUsers`: one transaction that creates missing trees and locks the rows in user
+ * id order. A stale user's appends are put back at the head of the queue and written by the next
+ * batch from a fresh read. Across processes the version check (and the row locks of the
+ * transactional path) keep every user's log a single sequence.
  * @module
  */
 import {
   appendMemoriesForUsers,
+  appendMemoriesToKnownTrees,
   type Database,
   type NewMemory,
+  type SavedTree,
+  type StaleTreeResult,
   type UserAppendResult,
 } from "@svc/db-schema";
+import { LRUCache } from "lru-cache";
 
 /** Where one appended memory landed. */
 export interface AppendedLeaf {
@@ -29,40 +40,52 @@ interface Job {
   readonly reject: (error: unknown) => void;
 }
 
+/** One user's jobs of a batch, in arrival order. */
+type UserJobs = readonly [userId: string, jobs: Job[]];
+
 /** Options of {@link AppendQueue}. */
 export interface AppendQueueOptions {
-  /** Most memories written by one transaction (all users together); default 256. */
+  /** Most memories written by one batch (all users together); default 256. */
   readonly maxBatch?: number;
+  /** Most users whose saved tree the queue remembers (least recently used evicted); default 10 000. */
+  readonly maxKnownTrees?: number;
 }
 
-/** A process-wide group-commit queue over `appendMemoriesForUsers`. */
+/** A process-wide group-commit queue over the append statements of `@svc/db-schema`. */
 export class AppendQueue {
   /** Appends not yet taken by a batch, in arrival order. */
   private waiting: Job[] = [];
   private draining = false;
   private readonly maxBatch: number;
+  /** The tree this queue's last append saved, per user. */
+  private readonly known: LRUCache<string, SavedTree>;
 
   /**
-   * @throws RangeError when `maxBatch` is not a positive integer.
+   * @throws RangeError when `maxBatch` or `maxKnownTrees` is not a positive integer.
    */
   constructor(
     private readonly db: Database,
     options: AppendQueueOptions = {},
   ) {
-    this.maxBatch = options.maxBatch ?? 256;
-    if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) {
-      throw new RangeError(`maxBatch must be a positive integer, got ${this.maxBatch}`);
-    }
+    this.maxBatch = positiveInteger("maxBatch", options.maxBatch ?? 256);
+    this.known = new LRUCache({
+      max: positiveInteger("maxKnownTrees", options.maxKnownTrees ?? 10_000),
+    });
+  }
+
+  /** How many users' saved trees are remembered (at most `maxKnownTrees`). */
+  get knownTrees(): number {
+    return this.known.size;
   }
 
   /**
    * Appends one memory to the user's log. When no batch is in flight it is written at once;
    * otherwise it joins the next batch, shared with every append (of any user) waiting then, up to
    * `maxBatch` memories in arrival order.
-   * @returns its leaf index once the transaction committed.
-   * @throws whatever appendMemoriesForUsers throws for its batch (the whole batch fails together:
-   *   the transaction rolled back and none of its memories, of any user, exist; later batches are
-   *   unaffected).
+   * @returns its leaf index once the statement or transaction that wrote it committed.
+   * @throws whatever the append statement throws for its batch part (the users written by the
+   *   one-statement path fail together, as do those written by the transaction; nothing of a
+   *   failed part exists; later batches are unaffected).
    */
   append(userId: string, memory: NewMemory): Promise<AppendedLeaf> {
     return new Promise<AppendedLeaf>((resolve, reject) => {
@@ -86,7 +109,7 @@ export class AppendQueue {
     }
   }
 
-  /** Writes one batch and settles its jobs; never throws. */
+  /** Writes one batch and settles or requeues its jobs; never throws. */
   private async write(batch: readonly Job[]): Promise<void> {
     // Group by user, keeping each user's arrival order (and the users' first-arrival order).
     const byUser = new Map<string, Job[]>();
@@ -98,29 +121,93 @@ export class AppendQueue {
         byUser.set(job.userId, [job]);
       }
     }
-    const groups = [...byUser.entries()];
-    let results: UserAppendResult[];
-    try {
-      results = await appendMemoriesForUsers(
+    const known: UserJobs[] = [];
+    const unknown: UserJobs[] = [];
+    for (const group of byUser) {
+      (this.known.has(group[0]) ? known : unknown).push(group);
+    }
+    await Promise.all([this.writeKnown(known), this.writeLocked(unknown)]);
+  }
+
+  /** The users with a remembered tree: one statement; stale users go back to the queue. */
+  private async writeKnown(groups: readonly UserJobs[]): Promise<void> {
+    if (groups.length === 0) {
+      return;
+    }
+    await this.settle(groups, () =>
+      appendMemoriesToKnownTrees(
+        this.db,
+        groups.map(([userId, jobs]) => ({
+          userId,
+          items: jobs.map((job) => job.memory),
+          tree: this.known.get(userId) as SavedTree,
+        })),
+      ),
+    );
+  }
+
+  /** The other users: one transaction that creates and locks their trees. */
+  private async writeLocked(groups: readonly UserJobs[]): Promise<void> {
+    if (groups.length === 0) {
+      return;
+    }
+    await this.settle(groups, () =>
+      appendMemoriesForUsers(
         this.db,
         groups.map(([userId, jobs]) => ({ userId, items: jobs.map((job) => job.memory) })),
-      );
+      ),
+    );
+  }
+
+  /**
+   * Runs `write` for `groups` and settles their jobs: appended users' jobs resolve and their new
+   * tree is remembered; stale users are forgotten and their jobs put back at the head of the
+   * queue (ahead of their later appends); on an error every job rejects and the users are
+   * forgotten.
+   */
+  private async settle(
+    groups: readonly UserJobs[],
+    write: () => Promise<(UserAppendResult | StaleTreeResult)[]>,
+  ): Promise<void> {
+    let results: (UserAppendResult | StaleTreeResult)[];
+    try {
+      results = await write();
     } catch (error) {
-      for (const job of batch) {
-        job.reject(error);
+      for (const [userId, jobs] of groups) {
+        this.known.delete(userId);
+        for (const job of jobs) {
+          job.reject(error);
+        }
       }
       return;
     }
-    groups.forEach(([, jobs], g) => {
+    const retry: Job[] = [];
+    groups.forEach(([userId, jobs], g) => {
       const result = results[g];
+      if (result && "stale" in result) {
+        this.known.delete(userId);
+        retry.push(...jobs);
+        return;
+      }
+      if (result) {
+        this.known.set(userId, result.tree);
+      }
       jobs.forEach((job, i) => {
         const item = result?.items[i];
         if (result && item) {
           job.resolve({ leafIndex: item.leafIndex, treeSize: result.size });
         } else {
-          job.reject(new Error("appendMemoriesForUsers returned fewer items than it was given"));
+          job.reject(new Error("the append returned fewer items than it was given"));
         }
       });
     });
+    this.waiting.unshift(...retry);
   }
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+  return value;
 }

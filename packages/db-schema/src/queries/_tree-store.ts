@@ -20,13 +20,23 @@ const HASH_SIZE = 32;
 // Rows per multi-row INSERT into merkle_nodes (4 parameters each; PostgreSQL allows 65 535).
 const NODE_CHUNK = 5000;
 
-/** The tree state read under the row lock. */
-export interface LockedTree {
+/**
+ * A user's stored tree as one `trees` row holds it (spec §2 "Merkle tree"): what the next append
+ * starts from.
+ */
+export interface SavedTree {
+  /** Number of leaves. */
   readonly size: number;
+  /** RFC 9162 MTH over all leaves (32 bytes). */
   readonly root: Hash;
+  /** The compact range's hashes, 32 bytes each, concatenated (left to right). */
   readonly frontier: Uint8Array;
+  /** Save version, incremented by every save (optimistic concurrency). */
   readonly version: number;
 }
+
+/** The tree state read under the row lock. */
+export type LockedTree = SavedTree;
 
 /**
  * Locks the user's `trees` row (SELECT … FOR UPDATE) for the rest of the transaction, creating
@@ -96,19 +106,19 @@ export function restoreRange(userId: string, tree: LockedTree): CompactRange {
 }
 
 /**
- * Saves `range` as the user's tree if the row still has `expectedVersion` (the one-user form of
- * {@link saveTrees}: `UPDATE trees … WHERE user_id = $ AND version = $expected`). Zero rows
- * updated means another writer saved in between.
+ * Saves `range` as the user's tree if the row is still `expected` (the one-user form of
+ * {@link saveTrees}: `UPDATE trees … WHERE user_id = $ AND version = $v AND root = $r`). Zero
+ * rows updated means another writer saved in between.
  * @returns the new version.
- * @throws TreeSaveConflictError (after incrementing `treeSaveConflicts`) on a version mismatch.
+ * @throws TreeSaveConflictError (after incrementing `treeSaveConflicts`) on a mismatch.
  */
 export async function saveTree(
   tx: Executor,
   userId: string,
-  expectedVersion: number,
+  expected: Pick<SavedTree, "version" | "root">,
   range: CompactRange,
 ): Promise<number> {
-  const versions = await saveTrees(tx, [{ userId, expectedVersion, range }]);
+  const versions = await saveTrees(tx, [{ userId, expected, range }]);
   return versions.get(userId) as number;
 }
 
@@ -200,16 +210,20 @@ export async function lockTrees(
 /** One user's tree to save with {@link saveTrees}. */
 export interface TreeSave {
   readonly userId: string;
-  /** The version read under the row lock. */
-  readonly expectedVersion: number;
+  /**
+   * The row the save replaces, as read under the row lock or remembered from an earlier save:
+   * its version (only ever grows, so a remembered one never matches a row another writer saved
+   * since) and its root (which pins the leaves, so the frontier extended is this user's stored
+   * one, whatever tree state a caller passes).
+   */
+  readonly expected: Pick<SavedTree, "version" | "root">;
   /** The tree to store. */
   readonly range: CompactRange;
 }
 
 /**
- * Saves several users' trees in ONE statement, each only if its row still has the version its
- * writer read: `UPDATE trees SET size, root, frontier, version = version + 1 FROM (the rows) WHERE
- * user_id = row.user_id AND version = row.expected RETURNING user_id, version`. The data-modifying
+ * Saves several users' trees in ONE statement, each only if its row still has the version and
+ * root its writer read ({@link treesUpdate}). The data-modifying
  * statements in `alongside` (INSERTs without RETURNING, e.g. the batch's memory rows and nodes)
  * run as CTEs of that same statement (`WITH w0 AS (…), w1 AS (…) UPDATE trees …`): one message,
  * one round trip, and they stand or fall with the save. A user missing from the returned rows
@@ -226,18 +240,6 @@ export async function saveTrees(
   saves: readonly TreeSave[],
   alongside: readonly SQL[] = [],
 ): Promise<Map<string, number>> {
-  if (new Set(saves.map((s) => s.userId)).size !== saves.length) {
-    throw new RangeError("saves must name each user at most once");
-  }
-  const payload = JSON.stringify(
-    saves.map((s) => ({
-      user_id: s.userId,
-      size: s.range.size,
-      root: hex(s.range.root()),
-      frontier: hex(joinFrontier(s.range.hashes)),
-      expected: s.expectedVersion,
-    })),
-  );
   const ctes =
     alongside.length === 0
       ? sql``
@@ -248,13 +250,7 @@ export async function saveTrees(
   const rows = await runPrepared<{ user_id: string; version: string }>(
     tx,
     "save_trees",
-    sql`${ctes}update trees as t
-      set size = v.size, root = decode(v.root, 'hex'), frontier = decode(v.frontier, 'hex'),
-        version = t.version + 1, updated_at = now()
-      from json_to_recordset(${payload}::text::json)
-        as v(user_id text, size bigint, root text, frontier text, expected bigint)
-      where t.user_id = v.user_id and t.version = v.expected
-      returning t.user_id, t.version`,
+    sql`${ctes}${treesUpdate(saves)}`,
   );
   const saved = new Map(rows.map((r) => [r.user_id, Number(r.version)]));
   const lost = saves.filter((s) => !saved.has(s.userId));
@@ -263,9 +259,43 @@ export async function saveTrees(
   }
   const first = lost[0];
   if (first) {
-    throw new TreeSaveConflictError(first.userId, first.expectedVersion);
+    throw new TreeSaveConflictError(first.userId, first.expected.version);
   }
   return saved;
+}
+
+/**
+ * The checked save of several users' trees as one statement with a fixed text:
+ * `UPDATE trees SET size, root, frontier, version = version + 1 FROM json_to_recordset($rows)
+ * WHERE user_id = row.user_id AND version = row.expected AND root = row.expected_root
+ * RETURNING user_id, version`. A row that moved on (another writer saved in between) is left
+ * alone and not returned; under READ COMMITTED a row locked by another transaction is waited for
+ * and then re-checked.
+ * @throws RangeError when a user appears twice.
+ */
+export function treesUpdate(saves: readonly TreeSave[]): SQL {
+  if (new Set(saves.map((s) => s.userId)).size !== saves.length) {
+    throw new RangeError("saves must name each user at most once");
+  }
+  const payload = JSON.stringify(
+    saves.map((s) => ({
+      user_id: s.userId,
+      size: s.range.size,
+      root: hex(s.range.root()),
+      frontier: hex(joinFrontier(s.range.hashes)),
+      expected: s.expected.version,
+      expected_root: hex(s.expected.root),
+    })),
+  );
+  return sql`update trees as t
+      set size = v.size, root = decode(v.root, 'hex'), frontier = decode(v.frontier, 'hex'),
+        version = t.version + 1, updated_at = now()
+      from json_to_recordset(${payload}::text::json)
+        as v(user_id text, size bigint, root text, frontier text, expected bigint,
+          expected_root text)
+      where t.user_id = v.user_id and t.version = v.expected
+        and t.root = decode(v.expected_root, 'hex')
+      returning t.user_id, t.version`;
 }
 
 /** A completed perfect subtree of one user's tree, for {@link nodeRowsInsert}. */
@@ -276,14 +306,15 @@ export interface UserNode extends StoredNode {
 /**
  * The statement inserting completed perfect subtrees of any number of users' trees into the node
  * store, with a fixed text (`INSERT INTO merkle_nodes … SELECT … FROM json_to_recordset($rows)`),
- * to run alongside the tree save ({@link saveTrees}).
+ * to run alongside the tree save ({@link saveTrees}). `where` (a clause on the rows `r`, e.g.
+ * ` where r.user_id in (select user_id from saved)`) keeps only some users' nodes.
  */
-export function nodeRowsInsert(nodes: readonly UserNode[]): SQL {
+export function nodeRowsInsert(nodes: readonly UserNode[], where: SQL = sql``): SQL {
   const payload = JSON.stringify(
     nodes.map((n) => ({ user_id: n.userId, level: n.level, idx: n.index, hash: hex(n.hash) })),
   );
   return sql`insert into merkle_nodes (user_id, level, idx, hash)
     select r.user_id, r.level, r.idx, decode(r.hash, 'hex')
     from json_to_recordset(${payload}::text::json)
-      as r(user_id text, level smallint, idx bigint, hash text)`;
+      as r(user_id text, level smallint, idx bigint, hash text)${where}`;
 }

@@ -4,7 +4,7 @@
  * and the anchor service's pending-seal queries (CONTRACT §6).
  * @module
  */
-import type { Hash } from "@svc/merkle-log";
+import type { CompactRange, Hash } from "@svc/merkle-log";
 import {
   and,
   asc,
@@ -23,7 +23,7 @@ import {
   sql,
 } from "drizzle-orm";
 import type { Executor, Transaction } from "../client.js";
-import { TreeSaveConflictError } from "../errors.js";
+import { TreeSaveConflictError, treeSaveConflicts } from "../errors.js";
 import { type Memory, memories } from "../schema/memories.js";
 import { users } from "../schema/users.js";
 import {
@@ -34,16 +34,21 @@ import {
   pageLimit,
   toPage,
 } from "./_pagination.js";
+import { runPrepared } from "./_prepared.js";
 import {
   hex,
-  type LockedTree,
+  joinFrontier,
   lockTrees,
   nodeRowsInsert,
   restoreRange,
+  type SavedTree,
   saveTrees,
   type TreeSave,
+  treesUpdate,
   type UserNode,
 } from "./_tree-store.js";
+
+export type { SavedTree } from "./_tree-store.js";
 
 /** One memory to append; the caller computed `leafHash` over the leaf data (CONTRACT §4). */
 export interface NewMemory {
@@ -113,6 +118,8 @@ export interface UserAppend {
 /** Result of one user's part of {@link appendMemoriesForUsers}. */
 export interface UserAppendResult extends AppendResult {
   readonly userId: string;
+  /** The user's tree as this append saved it (the state a following append starts from). */
+  readonly tree: SavedTree;
 }
 
 /** Context given to the test hooks of {@link appendMemoriesForUsers}. */
@@ -240,16 +247,113 @@ async function appendOnce(
     tx,
     appends.map((a) => a.userId),
   );
-  const rows: MemoryRow[] = [];
-  const nodes: UserNode[] = [];
-  const saves: TreeSave[] = [];
-  const results: UserAppendResult[] = [];
-  for (const { userId, items } of appends) {
-    const tree = locked.get(userId) as LockedTree;
+  const plan = planAppends(
+    appends.map((append) => ({ ...append, tree: locked.get(append.userId) as SavedTree })),
+  );
+  const context = {
+    tx,
+    trees: plan.users.map((u) => ({ userId: u.userId, size: u.range.size })),
+    attempt,
+  };
+  await options.beforeWrite?.(context);
+  const versions = await saveTrees(tx, plan.saves, [
+    memoryRowsInsert(plan.rows),
+    nodeRowsInsert(plan.nodes),
+  ]);
+  await options.beforeCommit?.(context);
+  return plan.users.map((user) => appendResult(user, versions.get(user.userId) as number));
+}
+
+/** One user's memories to append on top of the tree state the caller holds. */
+export interface KnownTreeAppend extends UserAppend {
+  /** The user's tree as the caller last saw it saved (a previous append's `tree`). */
+  readonly tree: SavedTree;
+}
+
+/** A user of {@link appendMemoriesToKnownTrees} whose tree was no longer the given state. */
+export interface StaleTreeResult {
+  readonly userId: string;
+  readonly stale: true;
+}
+
+/**
+ * Cross-user append in ONE statement and one round trip (no lock read, and no BEGIN/COMMIT when
+ * `db` is not a transaction: the statement commits on its own), for callers that hold each
+ * user's current tree, such as a group-commit queue that keeps the `tree` of its last append:
+ * `WITH saved AS (UPDATE trees … WHERE user_id = … AND version = <given> AND root = <given>
+ * RETURNING …), m AS (INSERT INTO memories … of the saved users), n AS (INSERT INTO merkle_nodes
+ * … of the saved users) SELECT … FROM saved`. Each user is appended only if their `trees` row
+ * still has the given version and root (compare-and-swap, spec §2 "Merkle tree": a tree is only
+ * ever extended from its own stored frontier); a user whose row moved on (another process appended, or a rebuild) is answered
+ * `stale` and nothing of theirs is written, while the other users' appends commit. Same leaf
+ * indices, rows and nodes as {@link appendMemoriesForUsers} would write from that state.
+ * @param appends each user at most once, each with a non-empty item list and the tree the items
+ *   are appended to.
+ * @returns one result per entry of `appends`, in the same order: the appended user's result (leaf
+ *   indices, new size, root and tree), or `{ userId, stale: true }` (counted in
+ *   `treeSaveConflicts`).
+ * @throws TypeError / RangeError on malformed input (as appendMemoriesForUsers).
+ * @throws TreeCorruptError when a given frontier does not fit its size.
+ * @throws drizzle's DrizzleQueryError whose `cause` is the PostgreSQL error of a duplicate memory
+ *   id (23505); the statement then wrote nothing for any user.
+ */
+export async function appendMemoriesToKnownTrees(
+  db: Executor,
+  appends: readonly KnownTreeAppend[],
+): Promise<(UserAppendResult | StaleTreeResult)[]> {
+  assertUserAppends(appends);
+  const plan = planAppends(appends);
+  const onlySaved = sql` where r.user_id in (select user_id from saved)`;
+  const rows = await runPrepared<{ user_id: string; version: string }>(
+    db,
+    "append_known_trees",
+    sql`with saved as (${treesUpdate(plan.saves)}),
+      m as (${memoryRowsInsert(plan.rows, onlySaved)}),
+      n as (${nodeRowsInsert(plan.nodes, onlySaved)})
+      select user_id, version from saved`,
+  );
+  const versions = new Map(rows.map((r) => [r.user_id, Number(r.version)]));
+  return plan.users.map((user) => {
+    const version = versions.get(user.userId);
+    if (version === undefined) {
+      treeSaveConflicts.inc();
+      return { userId: user.userId, stale: true as const };
+    }
+    return appendResult(user, version);
+  });
+}
+
+/** One user's part of a planned append: leaf indices from `first`, the extended range. */
+interface PlannedUser {
+  readonly userId: string;
+  readonly ids: readonly string[];
+  readonly first: number;
+  readonly range: CompactRange;
+  /** The range's root, computed once. */
+  readonly root: Hash;
+}
+
+/** Rows, nodes and tree saves of a cross-user append from each user's starting tree. */
+interface AppendPlan {
+  readonly users: PlannedUser[];
+  readonly rows: MemoryRow[];
+  readonly nodes: UserNode[];
+  readonly saves: TreeSave[];
+}
+
+/**
+ * Gives each user's items leaf indices size, size + 1, … and appends their leaf hashes to the
+ * compact range restored from the user's tree (RFC 9162 §2.1.1), collecting the memory rows,
+ * the completed perfect subtrees and the tree saves (expected version: the starting one).
+ * @throws TreeCorruptError when a frontier does not fit its size.
+ */
+function planAppends(appends: readonly (UserAppend & { readonly tree: SavedTree })[]): AppendPlan {
+  const plan: AppendPlan = { users: [], rows: [], nodes: [], saves: [] };
+  for (const { userId, items, tree } of appends) {
     const range = restoreRange(userId, tree);
     const first = range.size;
     items.forEach((item, i) => {
-      rows.push({
+      plan.rows.push({
         id: item.id,
         userId,
         leafIndex: first + i,
@@ -260,26 +364,40 @@ async function appendOnce(
         createdAt: item.createdAt,
       });
       for (const node of range.append(item.leafHash)) {
-        nodes.push({ userId, level: node.level, index: node.index, hash: node.hash });
+        plan.nodes.push({ userId, level: node.level, index: node.index, hash: node.hash });
       }
     });
-    saves.push({ userId, expectedVersion: tree.version, range });
-    results.push({
+    plan.saves.push({ userId, expected: tree, range });
+    plan.users.push({
       userId,
-      items: items.map((item, i) => ({ id: item.id, leafIndex: first + i })),
-      size: range.size,
+      ids: items.map((item) => item.id),
+      first,
+      range,
       root: range.root(),
     });
   }
-  const context = {
-    tx,
-    trees: results.map((r) => ({ userId: r.userId, size: r.size })),
-    attempt,
+  return plan;
+}
+
+/** A planned user's tree once saved with `version`. */
+function savedTree(user: PlannedUser, version: number): SavedTree {
+  return {
+    size: user.range.size,
+    root: user.root,
+    frontier: joinFrontier(user.range.hashes),
+    version,
   };
-  await options.beforeWrite?.(context);
-  await saveTrees(tx, saves, [memoryRowsInsert(rows), nodeRowsInsert(nodes)]);
-  await options.beforeCommit?.(context);
-  return results;
+}
+
+/** A planned user's result once the save returned the tree's new `version`. */
+function appendResult(user: PlannedUser, version: number): UserAppendResult {
+  return {
+    userId: user.userId,
+    items: user.ids.map((id, i) => ({ id, leafIndex: user.first + i })),
+    size: user.range.size,
+    root: user.root,
+    tree: savedTree(user, version),
+  };
 }
 
 /** A memory row as {@link memoryRowsInsert} writes it. */
@@ -298,9 +416,10 @@ interface MemoryRow {
  * The statement inserting memory rows of any number of users, with a fixed text
  * (`INSERT INTO memories (…) SELECT … FROM json_to_recordset($rows)`), run alongside the tree
  * save: bytes travel as hex, `created_at` as ISO 8601 text cast to timestamptz (never a Date in
- * raw SQL), metadata as a JSON object cast to jsonb.
+ * raw SQL), metadata as a JSON object cast to jsonb. `where` (a clause on the rows `r`) keeps only
+ * some of them.
  */
-function memoryRowsInsert(rows: readonly MemoryRow[]): SQL {
+function memoryRowsInsert(rows: readonly MemoryRow[], where: SQL = sql``): SQL {
   const payload = JSON.stringify(
     rows.map((r) => ({
       id: r.id,
@@ -319,7 +438,7 @@ function memoryRowsInsert(rows: readonly MemoryRow[]): SQL {
       decode(r.leaf_hash, 'hex'), r.metadata, r.created_at
     from json_to_recordset(${payload}::text::json)
       as r(id text, user_id text, leaf_index bigint, ciphertext text, iv text, leaf_hash text,
-        metadata jsonb, created_at timestamptz)`;
+        metadata jsonb, created_at timestamptz)${where}`;
 }
 
 function assertUserAppends(appends: readonly UserAppend[]): void {

@@ -175,7 +175,7 @@ export async function rebuildTree(db: Executor, userId: string): Promise<Rebuild
     const { range, nodes } = await replayLeaves(tx, userId);
     await tx.delete(merkleNodes).where(eq(merkleNodes.userId, userId));
     await insertNodes(tx, userId, nodes);
-    await saveTree(tx, userId, tree.version, range);
+    await saveTree(tx, userId, tree, range);
     return { size: range.size, root: range.root(), nodes: nodes.length };
   });
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { type User, users } from "../schema/users.js";
 
@@ -59,19 +59,63 @@ export async function upsertUserByPubkey(
   return { user: winner, created: false };
 }
 
-/**
- * The user with id `userId`, or null. Run on every session-authenticated request (spec §5 step 3),
- * so sent as a server-side prepared statement (one round trip instead of parse/describe + bind).
- */
-export async function getUserById(db: Executor, userId: string): Promise<User | null> {
-  const rows = await db
+/** The user-by-id query of each executor, built once (drizzle placeholder `id`). */
+const userByIdQueries = new WeakMap<Executor, ReturnType<typeof userByIdQuery>>();
+
+function userByIdQuery(db: Executor) {
+  return db
     .select()
     .from(users)
-    .where(eq(users.id, userId))
+    .where(eq(users.id, sql.placeholder("id")))
     .limit(1)
-    .prepare("get_user_by_id")
-    .execute();
+    .prepare("get_user_by_id");
+}
+
+/**
+ * The user with id `userId`, or null. Run on every session-authenticated request (spec §5 step 3),
+ * so sent as a server-side prepared statement (one round trip instead of parse/describe + bind)
+ * whose query drizzle builds once per executor, not on every call.
+ */
+export async function getUserById(db: Executor, userId: string): Promise<User | null> {
+  let query = userByIdQueries.get(db);
+  if (!query) {
+    query = userByIdQuery(db);
+    userByIdQueries.set(db, query);
+  }
+  const rows = await query.execute({ id: userId });
   return rows[0] ?? null;
+}
+
+/** The users-by-ids query of each executor, built once (drizzle placeholder `ids`, a text[]). */
+const usersByIdsQueries = new WeakMap<Executor, ReturnType<typeof usersByIdsQuery>>();
+
+function usersByIdsQuery(db: Executor) {
+  return db
+    .select()
+    .from(users)
+    .where(sql`${users.id} = any(${sql.placeholder("ids")}::text[])`)
+    .prepare("get_users_by_ids");
+}
+
+/**
+ * The users among `ids` (unknown ids are simply absent; order unspecified): one prepared
+ * statement `SELECT … FROM users WHERE id = ANY($1::text[])`, for lookups coalesced from several
+ * requests (the bearer's user loader in `@svc/auth`).
+ * @throws RangeError when more than 1000 ids are given.
+ */
+export async function getUsersByIds(db: Executor, ids: readonly string[]): Promise<User[]> {
+  if (ids.length > 1000) {
+    throw new RangeError(`ids must hold at most 1000 ids, got ${ids.length}`);
+  }
+  if (ids.length === 0) {
+    return [];
+  }
+  let query = usersByIdsQueries.get(db);
+  if (!query) {
+    query = usersByIdsQuery(db);
+    usersByIdsQueries.set(db, query);
+  }
+  return query.execute({ ids: [...ids] });
 }
 
 /** The user whose wallet key is `ownerPubkey` (base58), or null. */
