@@ -21,8 +21,14 @@ afterAll(async () => {
   await restricted.close();
 });
 
-/** POST on a connection of its own (the server may close it after refusing a large body). */
-function postOnOwnConnection(url: string, body: string): Promise<{ status: number; body: string }> {
+/**
+ * POST on a connection of its own (the server may close it after refusing a large body): one
+ * string is sent with its Content-Length; a list of chunks is sent chunked (no Content-Length).
+ */
+function postOnOwnConnection(
+  url: string,
+  body: string | readonly string[],
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
@@ -37,7 +43,14 @@ function postOnOwnConnection(url: string, body: string): Promise<{ status: numbe
       },
     );
     req.on("error", reject);
-    req.end(body);
+    if (typeof body === "string") {
+      req.end(body);
+      return;
+    }
+    for (const chunk of body) {
+      req.write(chunk);
+    }
+    req.end();
   });
 }
 
@@ -89,25 +102,7 @@ describe("HTTP conventions", () => {
 
   it("reads bodies from the Node request: chunked within and past the limit, a BOM, a client gone mid-body", async () => {
     const chunked = (chunks: readonly string[]) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = request(
-          `${t.url}/auth/challenge`,
-          { method: "POST", agent: false, headers: { "content-type": "application/json" } },
-          (res) => {
-            let text = "";
-            res.setEncoding("utf8");
-            res.on("data", (chunk: string) => {
-              text += chunk;
-            });
-            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-          },
-        );
-        req.on("error", reject);
-        for (const chunk of chunks) {
-          req.write(chunk); // no Content-Length: Transfer-Encoding: chunked
-        }
-        req.end();
-      });
+      postOnOwnConnection(`${t.url}/auth/challenge`, chunks);
     const publicKey = "11111111111111111111111111111111";
     const body = JSON.stringify({ publicKey });
     const small = await chunked([body.slice(0, 5), body.slice(5)]);
