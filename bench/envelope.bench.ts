@@ -14,28 +14,13 @@ import {
   generateDataKey,
   type SealedBody,
 } from "@svc/envelope-crypto";
-import { median, printFigures, timeRuns } from "./lib.js";
+import { median, printFigures, rawBodyAad, timeRuns } from "./lib.js";
 
 const RECORDS = Number(process.env.ENVELOPE_BENCH_RECORDS ?? 100_000);
 const BODY_BYTES = 200;
 const CHUNK = 10_000;
 const DECRYPT_PASSES = 5;
 const ENCRYPT_PASSES = 3;
-
-/** The version-1 body AAD, built by hand from the README table for the raw baselines. */
-function rawAad(context: BodyContext): Buffer {
-  const field = (s: string) => {
-    const bytes = Buffer.from(s, "utf8");
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(bytes.length);
-    return [length, bytes];
-  };
-  return Buffer.concat([
-    Buffer.from("svc/envelope/body\u0000\u0001", "latin1"),
-    ...field(context.userId),
-    ...field(context.memoryId),
-  ]);
-}
 
 /**
  * Times every case on each chunk of records in turn (ours, raw, ours, raw, …), `passes` times
@@ -68,7 +53,7 @@ export async function run(): Promise<void> {
   }));
   const plaintexts = contexts.map(() => randomBytes(BODY_BYTES));
   const sealed: SealedBody[] = contexts.map((c, i) => encryptBody(key, plaintexts[i] as Buffer, c));
-  const aads = contexts.map(rawAad);
+  const aads = contexts.map(rawBodyAad);
 
   // The raw baseline opens the very same records with the AAD prebuilt (the floor of the work).
   const rawOpen = (i: number): Buffer => {

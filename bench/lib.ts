@@ -79,3 +79,22 @@ function fmt(n: number): string {
   }
   return n.toPrecision(3);
 }
+
+/**
+ * The version-1 memory-body AAD of @svc/envelope-crypto, built by hand from its README table for
+ * the raw baselines: "svc/envelope/body" ‖ 0x00 ‖ version 0x01 ‖ for userId and memoryId each a
+ * 4-byte big-endian length and the UTF-8 bytes.
+ */
+export function rawBodyAad(context: { userId: string; memoryId: string }): Buffer {
+  const field = (s: string) => {
+    const bytes = Buffer.from(s, "utf8");
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(bytes.length);
+    return [length, bytes];
+  };
+  return Buffer.concat([
+    Buffer.from("svc/envelope/body\u0000\u0001", "latin1"),
+    ...field(context.userId),
+    ...field(context.memoryId),
+  ]);
+}

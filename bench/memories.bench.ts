@@ -46,7 +46,7 @@ import { MemoryService } from "../apps/core-api/src/services/memories.js";
 import { newSalt, sealMemoryBody } from "../apps/core-api/src/services/memory-body.js";
 import { memoryLeaf } from "../apps/core-api/src/services/memory-leaf.js";
 import { RecallCache } from "../apps/core-api/src/services/recall-cache.js";
-import { type Figure, percentile, printFigures, timeRuns } from "./lib.js";
+import { type Figure, percentile, printFigures, rawBodyAad, timeRuns } from "./lib.js";
 import {
   HttpClients,
   postgresCpuSeconds,
@@ -139,21 +139,6 @@ async function seed(db: Database, user: BenchUser, contents: readonly string[]):
   return ids;
 }
 
-/** The version-1 body AAD, built by hand (as envelope.bench.ts) for the raw baseline. */
-function rawAad(userId: string, memoryId: string): Buffer {
-  const field = (s: string) => {
-    const bytes = Buffer.from(s, "utf8");
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(bytes.length);
-    return [length, bytes];
-  };
-  return Buffer.concat([
-    Buffer.from("svc/envelope/body\u0000\u0001", "latin1"),
-    ...field(userId),
-    ...field(memoryId),
-  ]);
-}
-
 /** Raw cold baseline: every live row of the user with postgres.js, opened with node:crypto. */
 async function rawFetchAndDecrypt(pg: DatabaseHandle, user: BenchUser): Promise<string[]> {
   const rows = await pg.sql<{ id: string; ciphertext: Buffer; iv: Buffer }[]>`
@@ -162,7 +147,7 @@ async function rawFetchAndDecrypt(pg: DatabaseHandle, user: BenchUser): Promise<
   return rows.map((row) => {
     const tag = row.ciphertext.length - 16;
     const d = createDecipheriv("aes-256-gcm", user.dataKey, row.iv, { authTagLength: 16 });
-    d.setAAD(rawAad(user.userId, row.id));
+    d.setAAD(rawBodyAad({ userId: user.userId, memoryId: row.id }));
     d.setAuthTag(row.ciphertext.subarray(tag));
     const plaintext = Buffer.concat([d.update(row.ciphertext.subarray(1, tag)), d.final()]);
     return plaintext.toString("utf8", 16);

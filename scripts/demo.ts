@@ -12,16 +12,15 @@
  * @module
  */
 import { spawnSync } from "node:child_process";
-import { createPrivateKey, generateKeyPairSync, sign } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, parseEnv } from "node:util";
 import { verifyBundle } from "@svc/verifier";
-import bs58 from "bs58";
 import { Presets, SingleBar } from "cli-progress";
 import { readCorpus } from "./lib/corpus.js";
+import { loadWallet } from "./lib/wallet.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: args } = parseArgs({
@@ -41,39 +40,6 @@ const rpcUrl =
   args.rpc ?? process.env.CHAIN_RPC_URL ?? fileEnv.CHAIN_RPC_URL ?? "http://127.0.0.1:8899";
 const wanted = Number(args.memories);
 const sampleSize = Number(args.sample);
-
-interface Wallet {
-  publicKey: string;
-  sign(message: string): string;
-}
-
-/** A wallet from a Solana CLI keypair file (seed ‖ public key), or a fresh one. */
-function loadWallet(path: string | undefined): Wallet {
-  let seed: Buffer;
-  let pub: Buffer;
-  if (path) {
-    const bytes = Buffer.from(JSON.parse(readFileSync(path, "utf8")) as number[]);
-    seed = bytes.subarray(0, 32);
-    pub = bytes.subarray(32, 64);
-  } else {
-    const jwk = generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" });
-    seed = Buffer.from(jwk.d ?? "", "base64url");
-    pub = Buffer.from(jwk.x ?? "", "base64url");
-  }
-  const key = createPrivateKey({
-    key: {
-      kty: "OKP",
-      crv: "Ed25519",
-      d: seed.toString("base64url"),
-      x: pub.toString("base64url"),
-    },
-    format: "jwk",
-  });
-  return {
-    publicKey: bs58.encode(pub),
-    sign: (message) => bs58.encode(sign(null, Buffer.from(message, "utf8"), key)),
-  };
-}
 
 async function call<T>(
   method: string,

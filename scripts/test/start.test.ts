@@ -9,8 +9,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createPrivateKey, sign as ed25519Sign } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -18,9 +17,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fromHex, verifyConsistency } from "@svc/merkle-log";
 import { verifyBundle } from "@svc/verifier";
-import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSolanaKeypairFile } from "../lib/first-run.js";
+import { loadWallet } from "../lib/wallet.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -211,26 +210,6 @@ function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
 }
 
-/** A wallet from a Solana CLI keypair file (32-byte seed ‖ 32-byte public key). */
-function walletFrom(path: string) {
-  const bytes = Buffer.from(JSON.parse(readFileSync(path, "utf8")) as number[]);
-  const seed = bytes.subarray(0, 32);
-  const pub = bytes.subarray(32, 64);
-  const key = createPrivateKey({
-    key: {
-      kty: "OKP",
-      crv: "Ed25519",
-      d: seed.toString("base64url"),
-      x: pub.toString("base64url"),
-    },
-    format: "jwk",
-  });
-  return {
-    publicKey: bs58.encode(pub),
-    sign: (message: string) => bs58.encode(ed25519Sign(null, Buffer.from(message, "utf8"), key)),
-  };
-}
-
 /** Calls the core API; throws with the body unless the status is `expected`. */
 async function api<T>(
   path: string,
@@ -317,12 +296,12 @@ describe("pnpm start (scripts/start.ts)", () => {
     const authorityPath = join(work, ".data", "authority.json");
     expect(existsSync(authorityPath)).toBe(true);
     expect(existsSync(join(work, ".data", "postgres", "PG_VERSION"))).toBe(true);
-    const authority = walletFrom(authorityPath).publicKey;
+    const authority = loadWallet(authorityPath).publicKey;
 
     // A wallet that is a Solana CLI keypair file, signing in with SIWS.
     const walletPath = join(work, "wallet.json");
     await writeSolanaKeypairFile(walletPath);
-    const wallet = walletFrom(walletPath);
+    const wallet = loadWallet(walletPath);
     const challenge = await api<{ message: string; nonce: string }>("/auth/challenge", {
       body: { publicKey: wallet.publicKey },
     });

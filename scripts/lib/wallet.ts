@@ -1,0 +1,46 @@
+/**
+ * A Solana wallet for the scripts: an ed25519 key (node:crypto) that signs Sign-In-With-Solana
+ * messages, loaded from a Solana CLI keypair file or made fresh.
+ * @module
+ */
+import { createPrivateKey, generateKeyPairSync, sign } from "node:crypto";
+import { readFileSync } from "node:fs";
+import bs58 from "bs58";
+
+/** A wallet: its public key and detached signatures, both base58. */
+export interface Wallet {
+  readonly publicKey: string;
+  sign(message: string): string;
+}
+
+/**
+ * The wallet of a Solana CLI keypair file (a JSON array of 64 bytes: seed ‖ public key), or a
+ * fresh random one when `path` is undefined.
+ * @throws Error when the file cannot be read or is not such an array.
+ */
+export function loadWallet(path: string | undefined): Wallet {
+  let seed: Buffer;
+  let pub: Buffer;
+  if (path) {
+    const bytes = Buffer.from(JSON.parse(readFileSync(path, "utf8")) as number[]);
+    seed = bytes.subarray(0, 32);
+    pub = bytes.subarray(32, 64);
+  } else {
+    const jwk = generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" });
+    seed = Buffer.from(jwk.d ?? "", "base64url");
+    pub = Buffer.from(jwk.x ?? "", "base64url");
+  }
+  const key = createPrivateKey({
+    key: {
+      kty: "OKP",
+      crv: "Ed25519",
+      d: seed.toString("base64url"),
+      x: pub.toString("base64url"),
+    },
+    format: "jwk",
+  });
+  return {
+    publicKey: bs58.encode(pub),
+    sign: (message) => bs58.encode(sign(null, Buffer.from(message, "utf8"), key)),
+  };
+}
