@@ -33,6 +33,7 @@ import { registerSearchMemories } from "./routes/memories/search.js";
 import { registerVerifyMemory } from "./routes/memories/verify.js";
 import { rpcAnchorChain } from "./services/anchor-chain.js";
 import { AppendQueue } from "./services/append-queue.js";
+import { DataKeys } from "./services/caller.js";
 import { GrantService } from "./services/grants.js";
 import { MemoryService } from "./services/memories.js";
 import { ProofService } from "./services/proofs.js";
@@ -72,22 +73,19 @@ function createServices(deps: AppDeps): Services {
   const chain =
     deps.chain ??
     rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId, deps.config.siws.chainId);
-  const memories = new MemoryService({
-    db: deps.db,
-    clock: deps.clock,
-    appendQueue: new AppendQueue(deps.db),
-    recall,
-  });
+  const appendQueue = new AppendQueue(deps.db);
+  const dataKeys = new DataKeys(deps.config.masterKey);
+  const memories = new MemoryService({ db: deps.db, clock: deps.clock, appendQueue, recall });
   const proofs = new ProofService(deps.db, chain);
   const grants = new GrantService({
     db: deps.db,
     clock: deps.clock,
-    masterKey: deps.config.masterKey,
+    dataKeys,
     publicBaseUrl: deps.config.publicBaseUrl,
     memories,
     proofs,
   });
-  return { recall, memories, proofs, grants };
+  return { appendQueue, dataKeys, recall, memories, proofs, grants };
 }
 
 /** An incoming x-request-id is kept only when it is short and plain. */

@@ -9,6 +9,8 @@ import type { AuthContext, Clock } from "@svc/auth";
 import type { Database } from "@svc/db-schema";
 import type { Logger } from "pino";
 import type { Config } from "./env.js";
+import type { AppendQueue, ExpectedAppend } from "./services/append-queue.js";
+import type { DataKeys } from "./services/caller.js";
 import type { GrantService } from "./services/grants.js";
 import type { MemoryService } from "./services/memories.js";
 import type { AnchorChain, ProofService } from "./services/proofs.js";
@@ -26,6 +28,10 @@ export interface AppDeps {
 
 /** The services `createApp` builds from its dependencies, shared by the routes. */
 export interface Services {
+  /** The process's group-commit queue of memory appends (MemoryService writes through it). */
+  readonly appendQueue: AppendQueue;
+  /** Users' data keys, unwrapped once per user (the wrapped key is still loaded per request). */
+  readonly dataKeys: DataKeys;
   readonly memories: MemoryService;
   readonly proofs: ProofService;
   readonly recall: RecallCache;
@@ -40,6 +46,8 @@ export interface AppEnv {
     requestId: string;
     /** Set by the bearer middleware on authenticated routes. */
     auth: AuthContext;
+    /** Set by `expectAppend` on `POST /memories`: this request's announced append. */
+    expectedAppend: ExpectedAppend;
   };
 }
 

@@ -254,3 +254,55 @@ describe("cross-user group commit", () => {
     expect(() => new AppendQueue(t.db, { maxBatch: 0 })).toThrow(RangeError);
   });
 });
+
+describe("announced appends (AppendQueue expect / maxHoldMs)", () => {
+  it("a batch holds for an announced append and writes it in the same statement", async () => {
+    const u = await newUser(t.url);
+    const queue = new AppendQueue(t.db, { maxHoldMs: 60_000 });
+    const announced = queue.expect();
+    expect(queue.expectedAppends).toBe(1);
+    const first = queue.append(u.userId, memory());
+    // Without the hold the first append would leave alone (treeSize 1).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = announced.append(u.userId, memory());
+    expect(queue.expectedAppends).toBe(0);
+    expect(await Promise.all([first, second])).toEqual([
+      { leafIndex: 0, treeSize: 2 },
+      { leafIndex: 1, treeSize: 2 },
+    ]);
+    expect(() => announced.append(u.userId, memory())).toThrow(/at most once/);
+  });
+
+  it("a cancelled announcement releases the hold; a lone writer never waits", async () => {
+    const u = await newUser(t.url);
+    const queue = new AppendQueue(t.db, { maxHoldMs: 60_000 });
+    const announced = queue.expect();
+    const first = queue.append(u.userId, memory());
+    announced.cancel();
+    announced.cancel();
+    expect(await first).toEqual({ leafIndex: 0, treeSize: 1 });
+    expect(await queue.expect().append(u.userId, memory())).toEqual({ leafIndex: 1, treeSize: 2 });
+    expect(queue.expectedAppends).toBe(0);
+  });
+
+  it("the hold is bounded by maxHoldMs when an announced append never comes", async () => {
+    const u = await newUser(t.url);
+    const queue = new AppendQueue(t.db, { maxHoldMs: 20 });
+    queue.expect();
+    expect(await queue.append(u.userId, memory())).toEqual({ leafIndex: 0, treeSize: 1 });
+    expect(queue.expectedAppends).toBe(1);
+    expect(() => new AppendQueue(t.db, { maxHoldMs: -1 })).toThrow(RangeError);
+    expect(() => new AppendQueue(t.db, { maxHoldMs: Number.NaN })).toThrow(RangeError);
+  });
+
+  it("an announcement made while a batch holds is not waited for by that batch", async () => {
+    const u = await newUser(t.url);
+    const queue = new AppendQueue(t.db, { maxHoldMs: 60_000 });
+    const early = queue.expect();
+    const first = queue.append(u.userId, memory());
+    const late = queue.expect();
+    early.cancel();
+    expect(await first).toEqual({ leafIndex: 0, treeSize: 1 });
+    late.cancel();
+  });
+});

@@ -4,7 +4,7 @@
  * @module
  */
 export { ENVELOPE_VERSION } from "./_format.js";
-export type { RandomSource } from "./_random.js";
+export { pooledRandom, type RandomSource } from "./_random.js";
 export {
   type BodyContext,
   decryptBody,

@@ -5,6 +5,7 @@
  */
 import type { AuthContext } from "@svc/auth";
 import { unwrapDataKey } from "@svc/envelope-crypto";
+import { LRUCache } from "lru-cache";
 
 /** The owner of the memories a service call touches. */
 export interface Owner {
@@ -13,14 +14,55 @@ export interface Owner {
   readonly ownerPubkey: string;
 }
 
+/** A user's wrapped data key (as loaded with the user) and what it unwrapped to. */
+interface UnwrappedKey {
+  readonly wrapped: Uint8Array;
+  readonly key: Uint8Array;
+}
+
 /**
- * The user's data key, unwrapped under the master key (one AES-256-GCM open). Kept only for the
- * request; never cached, logged or stored.
- * @throws DecryptionError when the wrapped key does not open under this master key.
+ * Users' data keys unwrapped under the master key (envelope encryption's data-key caching): the
+ * wrapped key still comes from the user row loaded on every request; the AES-256-GCM open is done
+ * once per user and wrapped key, and the result kept in process memory (least recently used
+ * evicted), where the recall cache already holds the same users' plaintexts. Never written to
+ * disk or logs. docs/security.md "Data keys in memory".
  */
-export function dataKeyOf(
-  masterKey: Uint8Array,
-  auth: Pick<AuthContext, "userId" | "wrappedDataKey">,
-): Uint8Array {
-  return unwrapDataKey(masterKey, auth.wrappedDataKey, auth.userId);
+export class DataKeys {
+  private readonly unwrapped: LRUCache<string, UnwrappedKey>;
+
+  /**
+   * @param masterKey the key-encryption key (32 bytes).
+   * @param max most users whose data key is kept; default 10 000.
+   * @throws RangeError when `max` is not a positive integer.
+   */
+  constructor(
+    private readonly masterKey: Uint8Array,
+    max = 10_000,
+  ) {
+    if (!Number.isInteger(max) || max < 1) {
+      throw new RangeError(`max must be a positive integer, got ${max}`);
+    }
+    this.unwrapped = new LRUCache({ max });
+  }
+
+  /** How many users' data keys are kept. */
+  get size(): number {
+    return this.unwrapped.size;
+  }
+
+  /**
+   * The user's data key (32 bytes; shared, do not modify): the one kept for this user when its
+   * wrapped form equals `auth.wrappedDataKey` byte for byte, else unwrapped now and kept.
+   * @throws DecryptionError when the wrapped key does not open under this master key (nothing is
+   *   kept then).
+   */
+  of(auth: Pick<AuthContext, "userId" | "wrappedDataKey">): Uint8Array {
+    const kept = this.unwrapped.get(auth.userId);
+    if (kept && Buffer.from(kept.wrapped).equals(auth.wrappedDataKey)) {
+      return kept.key;
+    }
+    const key = unwrapDataKey(this.masterKey, auth.wrappedDataKey, auth.userId);
+    this.unwrapped.set(auth.userId, { wrapped: Uint8Array.from(auth.wrappedDataKey), key });
+    return key;
+  }
 }

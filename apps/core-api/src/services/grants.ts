@@ -27,7 +27,7 @@ import {
 } from "@svc/db-schema";
 import bs58 from "bs58";
 import { ApiError, type ErrorCode } from "../errors.js";
-import { dataKeyOf, type Owner } from "./caller.js";
+import type { DataKeys, Owner } from "./caller.js";
 import type { MemoryService } from "./memories.js";
 import type { MemoryWithProof, ProofService } from "./proofs.js";
 
@@ -113,8 +113,8 @@ export interface GrantUseView {
 export interface GrantServiceDeps {
   readonly db: Database;
   readonly clock: Clock;
-  /** The key-encryption key: a grant use unwraps its owner's data key. */
-  readonly masterKey: Uint8Array;
+  /** Users' data keys: a grant use opens its owner's memories. */
+  readonly dataKeys: DataKeys;
   /** PUBLIC_BASE_URL without a trailing slash; grant URLs are `<base>/agent-cases/<token>`. */
   readonly publicBaseUrl: string;
   readonly memories: MemoryService;
@@ -244,7 +244,7 @@ export class GrantService {
       throw new Error(`grant ${grant.id}: its owner ${grant.userId} does not exist`);
     }
     const owner: Owner = { userId: user.id, ownerPubkey: user.ownerPubkey };
-    const dataKey = dataKeyOf(this.deps.masterKey, {
+    const dataKey = this.deps.dataKeys.of({
       userId: user.id,
       wrappedDataKey: user.wrappedDataKey,
     });

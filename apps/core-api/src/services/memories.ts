@@ -16,7 +16,7 @@ import {
 } from "@svc/db-schema";
 import { toHex } from "@svc/merkle-log";
 import { ApiError } from "../errors.js";
-import type { AppendQueue } from "./append-queue.js";
+import type { Appender, AppendQueue } from "./append-queue.js";
 import type { Owner } from "./caller.js";
 import { newSalt, openMemoryBody, sealMemoryBody } from "./memory-body.js";
 import { memoryLeaf } from "./memory-leaf.js";
@@ -59,12 +59,15 @@ export class MemoryService {
    * extends the persisted tree.
    * @param content 1–32 768 UTF-8 bytes, well-formed (the route validates).
    * @param metadata a JSON object ≤ 4 096 canonical bytes (the route validates).
+   * @param appender the append queue (default), or an append announced to it
+   *   (`AppendQueue.expect`) by the request this write belongs to.
    */
   async create(
     owner: Owner,
     dataKey: Uint8Array,
     content: string,
     metadata: Readonly<Record<string, unknown>>,
+    appender: Appender = this.deps.appendQueue,
   ): Promise<CreatedMemory> {
     const id = randomUUID();
     const createdAt = this.deps.clock.now();
@@ -74,7 +77,7 @@ export class MemoryService {
       body,
     );
     const sealed = sealMemoryBody(dataKey, body, { userId: owner.userId, memoryId: id });
-    const appended = await this.deps.appendQueue.append(owner.userId, {
+    const appended = await appender.append(owner.userId, {
       id,
       ciphertext: sealed.ciphertext,
       iv: sealed.iv,

@@ -5,8 +5,7 @@
  * to whoever may read the plaintext.
  * @module
  */
-import { randomBytes } from "node:crypto";
-import { decryptBody, encryptBody, type SealedBody } from "@svc/envelope-crypto";
+import { decryptBody, encryptBody, pooledRandom, type SealedBody } from "@svc/envelope-crypto";
 
 /** Bytes of the per-memory commitment salt (CONTRACT §4). */
 export const SALT_BYTES = 16;
@@ -27,9 +26,9 @@ export interface BodyOwner {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** A fresh random salt, {@link SALT_BYTES} bytes from the CSPRNG. */
+/** A fresh random salt, {@link SALT_BYTES} bytes from the CSPRNG (`pooledRandom`). */
 export function newSalt(): Uint8Array {
-  return new Uint8Array(randomBytes(SALT_BYTES));
+  return pooledRandom(SALT_BYTES);
 }
 
 /**

@@ -6,7 +6,6 @@ import { createRoute } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
 import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
-import { dataKeyOf } from "../../services/caller.js";
 import { MemorySchema } from "./_schema.js";
 
 /** Registers `GET /memories/:id`. */
@@ -29,7 +28,7 @@ export function registerGetMemory(app: App, deps: AppDeps, services: Services): 
     const auth = c.var.auth;
     const memory = await services.memories.get(
       auth,
-      dataKeyOf(deps.config.masterKey, auth),
+      services.dataKeys.of(auth),
       c.req.valid("param").id,
     );
     return c.json(memory, 200);

@@ -6,7 +6,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
 import { bearerSecurity, errorResponse } from "../../schemas.js";
-import { dataKeyOf } from "../../services/caller.js";
 import { MemorySchema } from "./_schema.js";
 
 const MemoryPageSchema = z
@@ -40,7 +39,7 @@ export function registerListMemories(app: App, deps: AppDeps, services: Services
   app.openapi(route, async (c) => {
     const { limit, cursor } = c.req.valid("query");
     const auth = c.var.auth;
-    const page = await services.memories.list(auth, dataKeyOf(deps.config.masterKey, auth), {
+    const page = await services.memories.list(auth, services.dataKeys.of(auth), {
       limit,
       cursor,
     });

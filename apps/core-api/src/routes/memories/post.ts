@@ -6,8 +6,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
+import { expectAppend } from "../../middleware/expect-append.js";
 import { bearerSecurity, errorResponse } from "../../schemas.js";
-import { dataKeyOf } from "../../services/caller.js";
 import { CreatedMemorySchema, CreateMemoryBodySchema } from "./_schema.js";
 
 /** Registers `POST /memories`. */
@@ -18,7 +18,7 @@ export function registerPostMemories(app: App, deps: AppDeps, services: Services
     tags: ["memories"],
     summary: "Store a memory (encrypted at rest, appended to the caller's Merkle log)",
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [expectAppend(services.appendQueue), requireAuth(deps)] as const,
     request: {
       body: {
         required: true,
@@ -41,9 +41,10 @@ export function registerPostMemories(app: App, deps: AppDeps, services: Services
     const auth = c.var.auth;
     const created = await services.memories.create(
       auth,
-      dataKeyOf(deps.config.masterKey, auth),
+      services.dataKeys.of(auth),
       content,
       metadata ?? {},
+      c.var.expectedAppend,
     );
     return c.json(created, 201);
   });

@@ -8,7 +8,6 @@ import { createRoute } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
 import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
-import { dataKeyOf } from "../../services/caller.js";
 import { ProofBundleSchema } from "./_schema.js";
 
 /** Registers `GET /memories/:id/proof`. */
@@ -35,7 +34,7 @@ export function registerGetMemoryProof(app: App, deps: AppDeps, services: Servic
     const auth = c.var.auth;
     const bundle = await services.proofs.proofOf(
       auth,
-      dataKeyOf(deps.config.masterKey, auth),
+      services.dataKeys.of(auth),
       c.req.valid("param").id,
     );
     return c.json(bundle, 200);

@@ -7,7 +7,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
 import { bearerSecurity, errorResponse } from "../../schemas.js";
-import { dataKeyOf } from "../../services/caller.js";
 import { MemorySchema, SearchBodySchema } from "./_schema.js";
 
 const SearchResultSchema = z
@@ -42,7 +41,7 @@ export function registerSearchMemories(app: App, deps: AppDeps, services: Servic
     const auth = c.var.auth;
     const result = await services.memories.search(
       auth,
-      dataKeyOf(deps.config.masterKey, auth),
+      services.dataKeys.of(auth),
       c.req.valid("json"),
     );
     return c.json(result, 200);

@@ -7,7 +7,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
 import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
-import { dataKeyOf } from "../../services/caller.js";
 
 const VerifySchema = z
   .object({
@@ -49,7 +48,7 @@ export function registerVerifyMemory(app: App, deps: AppDeps, services: Services
   app.openapi(route, async (c) => {
     const auth = c.var.auth;
     const row = await services.memories.load(auth, c.req.valid("param").id);
-    const result = await services.proofs.verify(auth, dataKeyOf(deps.config.masterKey, auth), row);
+    const result = await services.proofs.verify(auth, services.dataKeys.of(auth), row);
     return c.json(result, 200);
   });
 }
