@@ -1,11 +1,9 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { hashLeaf } from "@svc/merkle-log";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppEnv } from "../src/context.js";
 import { expectAppend } from "../src/middleware/expect-append.js";
 import { AppendQueue } from "../src/services/append-queue.js";
-import { newUser, startTestApp, type TestApp } from "./helpers.js";
+import { appendItem, newUser, startTestApp, type TestApp } from "./helpers.js";
 
 let t: TestApp;
 
@@ -24,14 +22,7 @@ describe("expectAppend middleware", () => {
     let seen = -1;
     app.post("/append", expectAppend(queue), async (c) => {
       seen = queue.expectedAppends;
-      const leaf = await c.var.expectedAppend.append(u.userId, {
-        id: randomUUID(),
-        ciphertext: randomBytes(40),
-        iv: randomBytes(12),
-        leafHash: hashLeaf(randomBytes(16)),
-        metadata: {},
-        createdAt: new Date(),
-      });
+      const leaf = await c.var.expectedAppend.append(u.userId, appendItem());
       return c.json(leaf, 201);
     });
     app.post("/fail", expectAppend(queue), () => {

@@ -3,13 +3,21 @@
  * fresh PostgreSQL database, a controllable clock, and real wallets (@noble/ed25519) that sign in.
  * @module
  */
+import { randomBytes, randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import type { Clock } from "@svc/auth";
-import { type Database, insertAnchoredCheckpoint, markAnchored, rootAtSize } from "@svc/db-schema";
+import {
+  type Database,
+  insertAnchoredCheckpoint,
+  markAnchored,
+  type NewMemory,
+  rootAtSize,
+} from "@svc/db-schema";
 import { createTestDatabase } from "@svc/db-schema/testing";
+import { hashLeaf } from "@svc/merkle-log";
 import bs58 from "bs58";
 import pino, { type Logger } from "pino";
 import { createApp } from "../src/app.js";
@@ -213,4 +221,16 @@ export async function recordCheckpoint(
     });
   });
   return root;
+}
+
+/** A memory to append through an AppendQueue directly (random body, real leaf hash). */
+export function appendItem(id: string = randomUUID()): NewMemory {
+  return {
+    id,
+    ciphertext: randomBytes(40),
+    iv: randomBytes(12),
+    leafHash: hashLeaf(randomBytes(16)),
+    metadata: {},
+    createdAt: new Date(),
+  };
 }

@@ -1,9 +1,16 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { treeSaveConflicts } from "@svc/db-schema";
-import { fromHex, hashLeaf, rootFromLeafHashes, toHex } from "@svc/merkle-log";
+import { fromHex, rootFromLeafHashes, toHex } from "@svc/merkle-log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppendQueue } from "../src/services/append-queue.js";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import {
+  call,
+  appendItem as memory,
+  newUser,
+  startTestApp,
+  type TestApp,
+  type TestUser,
+} from "./helpers.js";
 
 let t: TestApp;
 let user: TestUser;
@@ -46,18 +53,6 @@ function fullRoot(leaves: readonly Buffer[], from = 0, to = leaves.length): Buff
     .digest();
 }
 const NODE_PREFIX = Buffer.of(0x01);
-
-/** A memory to append through an AppendQueue directly (random body, real leaf hash). */
-function memory(id = randomUUID()) {
-  return {
-    id,
-    ciphertext: randomBytes(40),
-    iv: randomBytes(12),
-    leafHash: hashLeaf(randomBytes(16)),
-    metadata: {},
-    createdAt: new Date(),
-  };
-}
 
 describe("write path", () => {
   it("keeps the persisted root equal to the full recomputation after every write, up to 2 000 writes", async () => {

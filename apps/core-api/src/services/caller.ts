@@ -16,7 +16,7 @@ export interface Owner {
 
 /** A user's wrapped data key (as loaded with the user) and what it unwrapped to. */
 interface UnwrappedKey {
-  readonly wrapped: Uint8Array;
+  readonly wrapped: Buffer;
   readonly key: Uint8Array;
 }
 
@@ -58,11 +58,11 @@ export class DataKeys {
    */
   of(auth: Pick<AuthContext, "userId" | "wrappedDataKey">): Uint8Array {
     const kept = this.unwrapped.get(auth.userId);
-    if (kept && Buffer.from(kept.wrapped).equals(auth.wrappedDataKey)) {
+    if (kept?.wrapped.equals(auth.wrappedDataKey)) {
       return kept.key;
     }
     const key = unwrapDataKey(this.masterKey, auth.wrappedDataKey, auth.userId);
-    this.unwrapped.set(auth.userId, { wrapped: Uint8Array.from(auth.wrappedDataKey), key });
+    this.unwrapped.set(auth.userId, { wrapped: Buffer.from(auth.wrappedDataKey), key });
     return key;
   }
 }
