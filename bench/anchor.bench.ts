@@ -1,5 +1,5 @@
 /**
- * Anchoring benchmark (spec §8 "sweep duration approaching ANCHOR_INTERVAL_MS means anchoring is
+ * Anchoring benchmark (docs/protocol.md §7 "sweep duration approaching ANCHOR_INTERVAL_MS means anchoring is
  * falling behind"): one anchor sweep over 1 000 active users (3 memories each, seeded with
  * appendMemories) against the local chain running as its own process (as under `pnpm start`),
  * with the default ANCHOR_MAX_IN_FLIGHT (8):

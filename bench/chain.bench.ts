@@ -8,7 +8,7 @@
  * and verification, preflight simulation and the fsync'ed ledger.
  * Sizes: 400 sequential commits, 8 users × 100 commits in flight, 5 000 raw transactions; about
  * 10–20 s on a 2-core machine.
- * Source: CONTRACT.md §6; research/solana-program-build.md (litesvm 0.8.0 timings).
+ * Source: docs/protocol.md §7; programs/commitment/README.md (litesvm 0.8.0 timings).
  * @module
  */
 import { createPrivateKey, sign as edSign } from "node:crypto";
@@ -20,9 +20,9 @@ import { ChainClient } from "@svc/chain-commit";
 import {
   createCommitInstruction,
   createInitializeInstruction,
-  deployCommitmentProgram,
   LOCAL_PROGRAM_ID,
 } from "@svc/commitment-program";
+import { deployCommitmentProgram } from "@svc/commitment-program/deploy";
 import { requestAirdrop, startLocalChain } from "@svc/local-chain";
 import { FailedTransactionMetadata, LiteSVM } from "litesvm";
 import { printFigures } from "./lib.js";

@@ -39,13 +39,15 @@ import {
   nodeSource,
   rootAtSize,
 } from "@svc/db-schema";
-import { unwrapDataKey } from "@svc/envelope-crypto";
+import {
+  AppendQueue,
+  MemoryService,
+  memoryLeaf,
+  newSalt,
+  RecallCache,
+  sealMemoryBody,
+} from "@svc/memory";
 import { fromHex, type Hash, inclusionProof, rootFromInclusionProof, toHex } from "@svc/merkle-log";
-import { AppendQueue } from "../apps/core-api/src/services/append-queue.js";
-import { MemoryService } from "../apps/core-api/src/services/memories.js";
-import { newSalt, sealMemoryBody } from "../apps/core-api/src/services/memory-body.js";
-import { memoryLeaf } from "../apps/core-api/src/services/memory-leaf.js";
-import { RecallCache } from "../apps/core-api/src/services/recall-cache.js";
 import { type Figure, percentile, printFigures, rawBodyAad, timeRuns } from "./lib.js";
 import {
   HttpClients,
@@ -98,7 +100,7 @@ async function newUser(url: string, db: Database, config: Config): Promise<Bench
     userId,
     ownerPubkey: wallet.publicKey,
     headers: { authorization: `Bearer ${token}` },
-    dataKey: unwrapDataKey(config.masterKey, user.wrappedDataKey, userId),
+    dataKey: config.masterKeys.unwrap(user.wrappedDataKey, userId),
   };
 }
 

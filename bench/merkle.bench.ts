@@ -5,7 +5,7 @@
  * With leaf hashes precomputed an append costs trailingOnes(size) node hashes, one amortized
  * (n - 1 interior nodes for n leaves), so the append rate is bounded by the node-hash rate of
  * @noble/hashes (also printed); a proof path at 1e6 leaves is 20 hashes.
- * About 30 s and 0.7 GB of memory on a 2-core machine. Spec: RFC 9162 §2.1; perf-baselines.md §3.
+ * About 30 s and 0.7 GB of memory on a 2-core machine. Source: RFC 9162 §2.1; baselines in docs/performance.md.
  * @module
  */
 import { hash as nodeHash, randomBytes, randomInt } from "node:crypto";

@@ -78,8 +78,13 @@ export async function benchDatabase(label: string): Promise<BenchDatabase> {
   };
 }
 
-/** Environment of the bench apps: fresh random secrets for this run. */
+/**
+ * Environment of the bench apps: fresh random secrets for this run, rate limits off (a bench
+ * measures the service at full speed from one address and one credential).
+ */
 export const BENCH_ENV: Readonly<Record<string, string>> = {
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: "0",
+  RATE_LIMIT_AUTHENTICATED_PER_MINUTE: "0",
   JWT_SECRET: randomBytes(32).toString("hex"),
   MASTER_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
   SIWS_DOMAIN: "localhost:8787",

@@ -1,6 +1,6 @@
 /**
- * `@svc/siws-message` throughput: building and strictly parsing one sign-in message (seed-spec.md
- * §5), beside raw work on the same nine lines measured in the same run: a template-literal
+ * `@svc/siws-message` throughput: building and strictly parsing one sign-in message (docs/protocol.md
+ * §2), beside raw work on the same nine lines measured in the same run: a template-literal
  * build plus `split("\n")`, a JSON.stringify/JSON.parse round trip of the fields object, and one
  * node:crypto SHA-256 of the message text (the package set's common raw baseline).
  * Size: 20 000 operations per timed run, 15 runs, median reported (about 10 s in all).

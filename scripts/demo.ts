@@ -1,14 +1,18 @@
 /**
  * `pnpm demo`: an agent drives the running service (`pnpm start`) end to end on real text.
  * 1. a wallet (new, or `--keypair <Solana CLI keypair JSON>`) signs in with SIWS;
- * 2. it mints an API key and stores the README paragraphs of the installed dependencies;
+ * 2. it mints an API key and stores the README paragraphs of the installed dependencies through
+ *    `POST /memories/batch` (64 per request);
  * 3. it recalls with several queries and prints the hits;
  * 4. it waits until the anchor service has anchored everything;
  * 5. it fetches proofs and checks a sample with the auditor CLI (`svc-verify`) against the chain;
  * 6. it shares three memories through a capability URL, opens it anonymously and checks the proofs;
- * and ends with a summary table. Options: --api <url> (default http://localhost:8787),
- * --rpc <chain RPC> (default CHAIN_RPC_URL from .env, else http://127.0.0.1:8899),
- * --memories <n> (default 400), --sample <n> (default 5), --keypair <file>.
+ * 7. it stakes 1 SOL from the wallet (the API builds the transaction, the wallet signs it), shows
+ *    the lot and its maturity, warps the local chain's clock past it (local chain only), unstakes
+ *    and shows the wallet's balance;
+ * and ends with a summary table. It reads the same settings as `pnpm start` (`ENV_FILE`, default
+ * `.env`; the environment overrides it): the core API at `http://localhost:$PORT`, the chain at
+ * `CHAIN_RPC_URL` or the local chain on `LOCAL_CHAIN_PORT`. `pnpm demo --help` lists the flags.
  * @module
  */
 import { spawnSync } from "node:child_process";
@@ -17,6 +21,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, parseEnv } from "node:util";
+import { Connection, PublicKey, Transaction } from "@solana/web3.js";
+import { requestAirdrop, warpClock } from "@svc/local-chain";
 import { verifyBundle } from "@svc/verifier";
 import { Presets, SingleBar } from "cli-progress";
 import { readCorpus } from "./lib/corpus.js";
@@ -25,19 +31,38 @@ import { loadWallet } from "./lib/wallet.js";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: args } = parseArgs({
   options: {
-    api: { type: "string", default: "http://localhost:8787" },
+    api: { type: "string" },
     rpc: { type: "string" },
     memories: { type: "string", default: "400" },
     sample: { type: "string", default: "5" },
     keypair: { type: "string" },
+    help: { type: "boolean", short: "h" },
   },
 });
-const fileEnv = existsSync(join(root, ".env"))
-  ? (parseEnv(readFileSync(join(root, ".env"), "utf8")) as Record<string, string>)
-  : {};
-const api = (args.api ?? "http://localhost:8787").replace(/\/+$/, "");
+if (args.help) {
+  console.log(`pnpm demo [options]: an agent drives the running service (pnpm start) end to end.
+
+  --api <url>        core API (default http://localhost:$PORT, PORT from the settings, else 8787)
+  --rpc <url>        chain JSON-RPC (default CHAIN_RPC_URL, else http://127.0.0.1:$LOCAL_CHAIN_PORT)
+  --memories <n>     memories to store (default 400)
+  --sample <n>       proofs to check with svc-verify (default 5)
+  --keypair <file>   sign in with this Solana CLI keypair instead of a new wallet
+  -h, --help         this text
+
+Settings come from ENV_FILE (default ./.env, the file pnpm start writes); the environment
+overrides it.`);
+  process.exit(0);
+}
+const envFile = resolve(root, process.env.ENV_FILE || ".env");
+const settings: Record<string, string | undefined> = {
+  ...(existsSync(envFile)
+    ? (parseEnv(readFileSync(envFile, "utf8")) as Record<string, string>)
+    : {}),
+  ...process.env,
+};
+const api = (args.api ?? `http://localhost:${settings.PORT || 8787}`).replace(/\/+$/, "");
 const rpcUrl =
-  args.rpc ?? process.env.CHAIN_RPC_URL ?? fileEnv.CHAIN_RPC_URL ?? "http://127.0.0.1:8899";
+  args.rpc ?? settings.CHAIN_RPC_URL ?? `http://127.0.0.1:${settings.LOCAL_CHAIN_PORT || 8899}`;
 const wanted = Number(args.memories);
 const sampleSize = Number(args.sample);
 
@@ -55,6 +80,13 @@ async function call<T>(
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+  if (res.status === 429) {
+    // Over a rate limit (e.g. a large --memories): wait the Retry-After seconds, then retry.
+    await res.body?.cancel();
+    const seconds = Number(res.headers.get("retry-after")) || 1;
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    return call<T>(method, path, bearer, body);
+  }
   if (!res.ok) {
     throw new Error(`${method} ${path} → ${res.status} ${await res.text()}`);
   }
@@ -107,17 +139,27 @@ const corpus = readCorpus(root, wanted);
 const stored: { id: string; content: string }[] = [];
 const writeBar = bar("stored", corpus.length);
 const writeStarted = performance.now();
+/** Memories per `POST /memories/batch` request (the route takes 1–256). */
+const BATCH_SIZE = 64;
+const batches: (typeof corpus)[] = [];
+for (let i = 0; i < corpus.length; i += BATCH_SIZE) {
+  batches.push(corpus.slice(i, i + BATCH_SIZE));
+}
 let next = 0;
 await Promise.all(
-  Array.from({ length: 8 }, async () => {
-    while (next < corpus.length) {
-      const entry = corpus[next++];
-      if (!entry) {
+  Array.from({ length: 2 }, async () => {
+    while (next < batches.length) {
+      const batch = batches[next++];
+      if (!batch) {
         break;
       }
-      const created = await call<{ id: string }>("POST", "/memories", key, entry);
-      stored.push({ id: created.id, content: entry.content });
-      writeBar.increment();
+      const created = await call<{ items: { id: string }[] }>("POST", "/memories/batch", key, {
+        items: batch,
+      });
+      created.items.forEach((memory, i) => {
+        stored.push({ id: memory.id, content: batch[i]?.content ?? "" });
+      });
+      writeBar.increment(batch.length);
     }
   }),
 );
@@ -217,11 +259,74 @@ console.log(
   `  opened anonymously: ${opened.memories.length} memories, ${sharedVerified} proofs VERIFIED against the chain`,
 );
 
+// 7. Stake from the wallet: the API builds each transaction, the wallet signs it, the chain holds
+// the balance.
+step("Staking 1 SOL from the wallet (the API builds the transaction; the wallet signs it)");
+const LAMPORTS_PER_SOL = 1_000_000_000;
+const connection = new Connection(rpcUrl, "confirmed");
+const owner = new PublicKey(wallet.publicKey);
+if ((await connection.getBalance(owner)) < 2 * LAMPORTS_PER_SOL) {
+  await requestAirdrop(rpcUrl, wallet.publicKey, 2 * LAMPORTS_PER_SOL);
+}
+/** Signs an unsigned base64 transaction from the API with the wallet and relays it. */
+async function signAndSubmit(base64: string): Promise<string> {
+  const tx = Transaction.from(Buffer.from(base64, "base64"));
+  tx.addSignature(owner, Buffer.from(wallet.signBytes(tx.serializeMessage())));
+  const submitted = await call<{ signature: string }>("POST", "/staking/submit", session.token, {
+    transaction: tx.serialize().toString("base64"),
+  });
+  return submitted.signature;
+}
+interface Position {
+  balanceLamports: string;
+  withdrawableLamports: string;
+  lockPeriodSeconds: number;
+  lots: { amountLamports: string; maturesAt: string; matured: boolean }[];
+}
+const staked = await call<{ transaction: string; maturesAt: string }>(
+  "POST",
+  "/staking/stake",
+  session.token,
+  { amountLamports: String(LAMPORTS_PER_SOL) },
+);
+console.log(`  staked: ${await signAndSubmit(staked.transaction)}`);
+const stakedPosition = await call<Position>("GET", "/staking", session.token);
+const newestLot = stakedPosition.lots.at(-1);
+console.log(
+  `  vault holds ${stakedPosition.balanceLamports} lamports in ${stakedPosition.lots.length} lot(s); the newest matures at ${newestLot?.maturesAt} (lock ${stakedPosition.lockPeriodSeconds} s)`,
+);
+let unstakedLamports = "0";
+let balanceAfter = await connection.getBalance(owner);
+try {
+  const warped = await warpClock(rpcUrl, stakedPosition.lockPeriodSeconds + 1);
+  console.log(
+    `  local chain clock warped ${stakedPosition.lockPeriodSeconds + 1} s ahead (now ${new Date(warped.unixTimestamp * 1000).toISOString()})`,
+  );
+  const unstake = await call<{ transaction: string; amountLamports: string }>(
+    "POST",
+    "/staking/unstake",
+    session.token,
+    {},
+  );
+  const balanceBefore = await connection.getBalance(owner);
+  console.log(`  unstaked: ${await signAndSubmit(unstake.transaction)}`);
+  balanceAfter = await connection.getBalance(owner);
+  unstakedLamports = unstake.amountLamports;
+  console.log(
+    `  wallet balance ${balanceBefore} → ${balanceAfter} lamports (+${unstake.amountLamports} − 5000 fee)`,
+  );
+} catch (error) {
+  console.log(`  no clock warp on this chain (${(error as Error).message}): the lot stays locked`);
+}
+
 // Summary.
 const sortedRecall = [...recallMs].sort((a, b) => a - b);
 const rows: [string, string][] = [
   ["memories stored", String(stored.length)],
-  ["write rate", `${(stored.length / writeSeconds).toFixed(0)} memories/s (8 concurrent)`],
+  [
+    "write rate",
+    `${(stored.length / writeSeconds).toFixed(0)}/s (${BATCH_SIZE} per batch, 2 in flight)`,
+  ],
   [
     "recall latency (median)",
     `${(sortedRecall[Math.floor(sortedRecall.length / 2)] ?? 0).toFixed(1)} ms`,
@@ -229,6 +334,8 @@ const rows: [string, string][] = [
   ["anchored", `${anchored} / ${log.treeSize}`],
   ["proofs verified (svc-verify)", `${verified} / ${sample.length}`],
   ["shared proofs verified", `${sharedVerified} / ${opened.memories.length}`],
+  ["staked / unstaked (lamports)", `${LAMPORTS_PER_SOL} / ${unstakedLamports}`],
+  ["wallet balance after", `${(balanceAfter / LAMPORTS_PER_SOL).toFixed(6)} SOL`],
 ];
 console.log("\n┌──────────────────────────────┬──────────────────────────────────────┐");
 for (const [name, value] of rows) {

@@ -9,7 +9,7 @@
  *    this launcher, after the apps have drained.
  * 3. CHAIN_RPC_URL unset → the local chain (litesvm + our program) on LOCAL_CHAIN_PORT; the local
  *    authority is funded there by airdrop.
- * 4. core-api and anchor-service; prints the URLs.
+ * 4. core-api, extension-api and anchor-service; prints the URLs.
  * Ctrl-C / SIGTERM (or SIGHUP) stops the apps (each drains in-flight work), then the chain, then
  * PostgreSQL, and exits 0.
  * @module
@@ -33,7 +33,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const envFile = resolve(root, process.env.ENV_FILE || ".env");
 const base = dirname(envFile);
 
-for (const line of await ensureLocalEnv(envFile)) {
+for (const line of await ensureLocalEnv(envFile, process.env)) {
   console.log(`[start] ${line}`);
 }
 const env: NodeJS.ProcessEnv = {
@@ -103,17 +103,24 @@ try {
   }
 
   const core = startApp("core-api", "apps/core-api/src/main.ts", env, root);
+  const extension = startApp("extension-api", "apps/extension-api/src/main.ts", env, root);
   const anchor = startApp("anchor-service", "apps/anchor-service/src/main.ts", env, root);
-  services.push(core, anchor);
+  services.push(core, extension, anchor);
   watch(core);
+  watch(extension);
   watch(anchor);
   const corePort = Number(env.PORT ?? 8787);
+  const extensionPort = Number(env.EXTENSION_PORT ?? 8788);
   const anchorPort = Number(env.ANCHOR_PORT ?? 8789);
   await waitHealthy(core, `http://127.0.0.1:${corePort}/healthz`);
+  await waitHealthy(extension, `http://127.0.0.1:${extensionPort}/healthz`);
   await waitHealthy(anchor, `http://127.0.0.1:${anchorPort}/healthz`);
 
   console.log("");
   console.log(`[start] core API        http://localhost:${corePort}  (reference: /docs)`);
+  console.log(
+    `[start] extension API   http://localhost:${extensionPort}  (reference: /docs; extension: apps/chrome-extension)`,
+  );
   console.log(`[start] anchor metrics  http://localhost:${anchorPort}/metrics`);
   console.log(`[start] chain RPC       ${env.CHAIN_RPC_URL}`);
   console.log("[start] Ctrl-C stops everything");

@@ -1,5 +1,5 @@
 /**
- * CI smoke test of the embedded default database (CONTRACT §9: DATABASE_URL absent → embedded
+ * CI smoke test of the embedded default database (docs/protocol.md §10: DATABASE_URL absent → embedded
  * PostgreSQL in DATA_DIR). With DATABASE_URL unset it starts the embedded PostgreSQL in a temporary
  * DATA_DIR through resolveDatabaseUrl, migrates, writes a memory with appendMemories, reads it
  * back, stops the server and prints one line. Exit code 0 on success, 1 on failure.

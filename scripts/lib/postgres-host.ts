@@ -3,7 +3,8 @@
  * terminal signals the whole foreground process group, and PostgreSQL answers SIGINT with a fast
  * shutdown that would cut the apps' requests in flight. Here it only stops when `pnpm start`
  * says so (SIGTERM, after the apps have drained) or when `pnpm start` is gone (its IPC channel
- * closes), so it never outlives the launcher.
+ * closes), so it never outlives the launcher. If the server dies on its own (killed, crashed), the
+ * host exits 1 with a message naming it, and `pnpm start` stops the whole service.
  * Run by scripts/start.ts as `node --import tsx scripts/lib/postgres-host.ts <DATA_DIR>` with an
  * IPC channel; sends `{ url, port }` once the server is up, or `{ error }`.
  * @module
@@ -41,6 +42,12 @@ try {
     }
   });
   process.on("disconnect", () => void stop(embedded));
+  embedded.onUnexpectedExit(({ code, signal }) => {
+    console.error(
+      `[postgres] the embedded PostgreSQL in ${dataDir}/postgres exited unexpectedly (${signal ?? `code ${code}`}); the service cannot run without it`,
+    );
+    process.exit(1);
+  });
   send({ url: embedded.url, port: embedded.port });
 } catch (error) {
   send({ error: error instanceof Error ? error.message : String(error) });

@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { logLineFormatter } from "./log-lines.js";
 
 /** One running app. */
 export interface AppProcess {
@@ -27,7 +28,7 @@ export interface StartOptions {
 
 /**
  * Starts `entry` (a TypeScript file) with tsx in a child process; its output is prefixed with
- * `[name]` on this process's stdout/stderr.
+ * `[name]` on this process's stdout/stderr, pretty-printed when that is a terminal.
  */
 export function startApp(
   name: string,
@@ -56,18 +57,19 @@ function prefixLines(
   if (!from) {
     return;
   }
+  const format = logLineFormatter(to as { isTTY?: boolean });
   let rest = "";
   from.setEncoding("utf8");
   from.on("data", (chunk: string) => {
     const lines = (rest + chunk).split("\n");
     rest = lines.pop() ?? "";
     for (const line of lines) {
-      to.write(`${prefix}${line}\n`);
+      to.write(`${prefix}${format(line)}\n`);
     }
   });
   from.on("end", () => {
     if (rest) {
-      to.write(`${prefix}${rest}\n`);
+      to.write(`${prefix}${format(rest)}\n`);
     }
   });
 }

@@ -1,6 +1,6 @@
 /**
  * A Solana wallet for the scripts: an ed25519 key (node:crypto) that signs Sign-In-With-Solana
- * messages, loaded from a Solana CLI keypair file or made fresh.
+ * messages and transactions, loaded from a Solana CLI keypair file or made fresh.
  * @module
  */
 import { createPrivateKey, generateKeyPairSync, sign } from "node:crypto";
@@ -10,7 +10,10 @@ import bs58 from "bs58";
 /** A wallet: its public key and detached signatures, both base58. */
 export interface Wallet {
   readonly publicKey: string;
+  /** Signs a UTF-8 message (SIWS); returns the 64-byte signature in base58. */
   sign(message: string): string;
+  /** Signs raw bytes (a Solana transaction message); returns the 64-byte signature. */
+  signBytes(bytes: Uint8Array): Uint8Array;
 }
 
 /**
@@ -42,5 +45,6 @@ export function loadWallet(path: string | undefined): Wallet {
   return {
     publicKey: bs58.encode(pub),
     sign: (message) => bs58.encode(sign(null, Buffer.from(message, "utf8"), key)),
+    signBytes: (bytes) => new Uint8Array(sign(null, bytes, key)),
   };
 }

@@ -10,7 +10,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -37,6 +37,8 @@ const INHERITED_CONFIG = [
   "PUBLIC_BASE_URL",
   "CORS_ORIGINS",
   "EXTENSION_ALLOWED_ORIGINS",
+  "EXTENSION_PUBLIC_URL",
+  "EXTENSION_TOKEN_TTL_S",
   "SERVICE_PROGRAM_ID",
   "AUTHORITY_KEYPAIR_PATH",
   "SEAL_MAX_PENDING",
@@ -131,9 +133,15 @@ function launcherEnv(): NodeJS.ProcessEnv {
   };
 }
 
-/** Runs `node --import tsx scripts/start.ts` in its own process group. */
-function launch(): Launcher {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+/**
+ * Runs `node --import tsx scripts/start.ts` (or, `viaPnpm`, the README's `pnpm start`) in its own
+ * process group.
+ */
+function launch(viaPnpm = false): Launcher {
+  const [command, args] = viaPnpm
+    ? ["pnpm", ["start"]]
+    : [process.execPath, ["--import", "tsx", "scripts/start.ts"]];
+  const child = spawn(command, args, {
     cwd: root,
     env: launcherEnv(),
     stdio: ["ignore", "pipe", "pipe"],
@@ -178,6 +186,7 @@ async function waitReady(launcher: Launcher, timeoutMs = 150_000): Promise<void>
     await sleep(250);
   }
   expect((await fetch(`http://127.0.0.1:${ports.core}/healthz`)).status).toBe(200);
+  expect((await fetch(`http://127.0.0.1:${ports.extension}/readyz`)).status).toBe(200);
   expect((await fetch(`http://127.0.0.1:${ports.anchor}/healthz`)).status).toBe(200);
 }
 
@@ -295,6 +304,9 @@ describe("pnpm start (scripts/start.ts)", () => {
     expect(first.output.some((l) => l.includes("wrote a local authority keypair"))).toBe(true);
     const authorityPath = join(work, ".data", "authority.json");
     expect(existsSync(authorityPath)).toBe(true);
+    const written0 = await readFile(join(work, ".env"), "utf8");
+    expect(written0).toContain(`SIWS_DOMAIN=localhost:${ports.core}\n`);
+    expect(written0).toContain(`EXTENSION_PUBLIC_URL=http://localhost:${ports.extension}\n`);
     expect(existsSync(join(work, ".data", "postgres", "PG_VERSION"))).toBe(true);
     const authority = loadWallet(authorityPath).publicKey;
 
@@ -343,7 +355,7 @@ describe("pnpm start (scripts/start.ts)", () => {
     expect(stopped).toEqual({ code: 0, signal: null });
     expect(first.output).toContain("[start] stopped");
     expect(existsSync(join(work, ".data", "postgres", "postmaster.pid"))).toBe(false);
-    for (const port of [ports.core, ports.anchor, ports.chain]) {
+    for (const port of [ports.core, ports.extension, ports.anchor, ports.chain]) {
       expect(await listenOn(port)).toBe(port);
     }
 
@@ -421,4 +433,37 @@ describe("pnpm start (scripts/start.ts)", () => {
     expect(existsSync(join(root, ".env"))).toBe(rootHadEnv);
     expect(existsSync(join(root, ".data"))).toBe(rootHadData);
   }, 300_000);
+
+  it("stops on a terminal's Ctrl-C (SIGINT to the whole group) with exit 0 and no pnpm error", async () => {
+    const launcher = launch(true);
+    await waitReady(launcher);
+    process.kill(-(launcher.child.pid as number), "SIGINT");
+    const timer = setTimeout(() => killGroup(launcher), 60_000);
+    const outcome = await launcher.exited;
+    clearTimeout(timer);
+    expect(outcome, tail(launcher)).toEqual({ code: 0, signal: null });
+    expect(launcher.output).toContain("[start] stopped");
+    expect(launcher.output.join("\n")).not.toMatch(/ELIFECYCLE|Command failed/);
+    for (const port of [ports.core, ports.extension, ports.anchor, ports.chain]) {
+      expect(await listenOn(port)).toBe(port);
+    }
+  });
+
+  it("stops the whole service with a clear message when the embedded PostgreSQL dies", async () => {
+    const launcher = launch();
+    await waitReady(launcher);
+    const pidFile = join(work, ".data", "postgres", "postmaster.pid");
+    const postmaster = Number((await readFile(pidFile, "utf8")).split("\n")[0]);
+    process.kill(postmaster, "SIGKILL");
+    const timer = setTimeout(() => killGroup(launcher), 60_000);
+    const outcome = await launcher.exited;
+    clearTimeout(timer);
+    expect(outcome, tail(launcher)).toEqual({ code: 1, signal: null });
+    const output = launcher.output.join("\n");
+    expect(output).toMatch(/embedded PostgreSQL in .* exited unexpectedly \(SIGKILL\)/);
+    expect(output).toContain("[start] postgres exited unexpectedly");
+    for (const port of [ports.core, ports.extension, ports.anchor, ports.chain]) {
+      expect(await listenOn(port)).toBe(port);
+    }
+  });
 });

@@ -1,8 +1,8 @@
 /**
  * The anchor service's HTTP surface (hono): `GET /metrics` (Prometheus text exposition of the
- * service's own registry; CONTRACT §6), `GET /healthz` (the process is up) and `GET /readyz` (the
+ * service's own registry; docs/protocol.md §7), `GET /healthz` (the process is up) and `GET /readyz` (the
  * database answers and every committed migration is applied). Nothing here changes state.
- * Every response carries `x-request-id` (CONTRACT §1) and every request is logged as one JSON line
+ * Every response carries `x-request-id` (docs/protocol.md §1) and every request is logged as one JSON line
  * with it (method, path, status, duration; never a header or a body).
  * @module
  */
@@ -40,7 +40,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * - `GET /readyz` → 200 `{ status: "ready" }`, or 503
  *   `{ error: { code: "database_unavailable" | "migrations_pending", message } }`.
  * Unknown paths are 404 `{ error: { code: "not_found", message } }`; an unexpected failure is 500
- * `{ error: { code: "internal", message } }` naming the request id (CONTRACT §1 error shape).
+ * `{ error: { code: "internal", message } }` naming the request id (docs/protocol.md §1 error shape).
  * @example serve({ fetch: createApp({ db, metrics, logger }).fetch, port: 8789 })
  */
 export function createApp(deps: AppDeps): Hono<AppEnv> {

@@ -1,10 +1,11 @@
 /**
- * Configuration of the anchor service, parsed once at startup with zod (spec §5 "Every
- * configuration value is validated at startup", §7 "Missing or malformed configuration value → the
- * process does not start"; CONTRACT §6, §9). Only main.ts reads `process.env`, through
+ * Configuration of the anchor service, parsed once at startup with zod (docs/protocol.md §10 "Every
+ * configuration value is validated at startup", §10 "Missing or malformed configuration value → the
+ * process does not start"; docs/protocol.md §7, §10). Only main.ts reads `process.env`, through
  * {@link loadEnv}.
  * @module
  */
+import { ConfigError, parseConfig } from "@svc/app-config";
 import { z } from "zod";
 
 // Base58 alphabet (Bitcoin/Solana): 32-byte public keys encode to 32–44 characters.
@@ -29,7 +30,7 @@ function intVar(min: number, max: number, fallback: number) {
 
 /** Schema of the environment variables the anchor service reads. */
 export const EnvSchema = z.object({
-  /** PostgreSQL URL; absent → the embedded PostgreSQL in DATA_DIR (CONTRACT §9). */
+  /** PostgreSQL URL; absent → the embedded PostgreSQL in DATA_DIR (docs/protocol.md §10). */
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
@@ -54,6 +55,10 @@ export const EnvSchema = z.object({
   SEAL_MAX_AGE_MS: intVar(0, 86_400_000, 300_000),
   /** Users committed concurrently within one sweep. */
   ANCHOR_MAX_IN_FLIGHT: intVar(1, 256, 8),
+  /** Minimum milliseconds between two table maintenance passes of the leader. */
+  MAINTENANCE_INTERVAL_MS: intVar(1_000, 86_400_000, 60_000),
+  /** How long audit rows of grant uses with an unknown token are kept, ms (default 7 days). */
+  UNKNOWN_GRANT_AUDIT_RETENTION_MS: intVar(0, 3_650 * 86_400_000, 7 * 86_400_000),
   /** pino log level. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
@@ -61,48 +66,26 @@ export const EnvSchema = z.object({
 /** The validated configuration. */
 export type Env = z.infer<typeof EnvSchema>;
 
-/** A configuration that failed validation; `issues` name each offending variable. */
-export class InvalidEnvError extends Error {
-  readonly issues: readonly { readonly variable: string; readonly message: string }[];
-  constructor(issues: readonly { readonly variable: string; readonly message: string }[]) {
-    super(`invalid configuration: ${issues.map((i) => `${i.variable}: ${i.message}`).join("; ")}`);
-    this.name = "InvalidEnvError";
-    this.issues = issues;
-  }
-}
-
 /**
  * Validates `source` (usually `process.env`) against {@link EnvSchema}. Empty strings count as
  * unset, so `VAR=` in a .env file falls back to the default (or fails when required).
  * @returns the typed configuration with defaults applied.
- * @throws InvalidEnvError naming every missing or malformed variable.
+ * @throws ConfigError naming every missing or malformed variable.
  * @example parseEnv({ CHAIN_RPC_URL: "http://127.0.0.1:8899", SERVICE_PROGRAM_ID: "J51i…", AUTHORITY_KEYPAIR_PATH: "./a.json" })
  */
 export function parseEnv(source: Readonly<Record<string, string | undefined>>): Env {
-  const cleaned = Object.fromEntries(
-    Object.keys(EnvSchema.shape).map((key) => [key, source[key] === "" ? undefined : source[key]]),
-  );
-  const result = EnvSchema.safeParse(cleaned);
-  if (!result.success) {
-    throw new InvalidEnvError(
-      result.error.issues.map((issue) => ({
-        variable: String(issue.path[0] ?? "(environment)"),
-        message: issue.message,
-      })),
-    );
-  }
-  return result.data;
+  return parseConfig(EnvSchema, source);
 }
 
 /**
  * {@link parseEnv} for a process entry point: on failure prints each offending variable to
- * stderr and exits with status 1 (spec §7: the process does not start).
+ * stderr and exits with status 1 (docs/protocol.md §10: the process does not start).
  */
 export function loadEnv(source: Readonly<Record<string, string | undefined>>): Env {
   try {
     return parseEnv(source);
   } catch (error) {
-    if (error instanceof InvalidEnvError) {
+    if (error instanceof ConfigError) {
       for (const issue of error.issues) {
         process.stderr.write(`anchor-service: ${issue.variable}: ${issue.message}\n`);
       }

@@ -1,12 +1,13 @@
 /**
  * `@svc/anchor-service`: the sweep that anchors each user's Merkle root on chain, its leader-locked
- * worker loop, metrics and HTTP surface (spec §1, §3, §7, §8; CONTRACT §6). `main.ts` wires them.
+ * worker loop, metrics and HTTP surface (docs/protocol.md §4, §1, §7). `main.ts` wires them.
  * @module
  */
 export { type AppDeps, createApp } from "./app.js";
 export type { AnchorChain } from "./chain.js";
-export { type Env, EnvSchema, InvalidEnvError, loadEnv, parseEnv } from "./env.js";
+export { type Env, EnvSchema, loadEnv, parseEnv } from "./env.js";
 export { ANCHOR_LOCK_KEY, createLeaderLock, type LeaderLock } from "./leader-lock.js";
+export { type MaintenanceConfig, type MaintenanceReport, runMaintenance } from "./maintenance.js";
 export {
   type AnchorMetrics,
   type CommitOutcome,

@@ -1,7 +1,7 @@
 /**
  * Entry point of the anchor service (`tsx apps/anchor-service/src/main.ts`): configuration →
  * database (the embedded PostgreSQL when DATABASE_URL is unset) → migrations → chain client →
- * metrics server and the anchor worker (CONTRACT §6, §9; spec §8). SIGINT/SIGTERM finish the
+ * metrics server and the anchor worker (docs/protocol.md §7, §10, §7). SIGINT/SIGTERM finish the
  * running sweep, release the leader lock and close everything.
  * @module
  */
@@ -17,6 +17,7 @@ import { pino } from "pino";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
 import { createLeaderLock } from "./leader-lock.js";
+import { runMaintenance } from "./maintenance.js";
 import { createMetrics } from "./metrics.js";
 import { runSweep } from "./sweep.js";
 import { startWorker } from "./worker.js";
@@ -70,6 +71,13 @@ const worker = startWorker({
   intervalMs: env.ANCHOR_INTERVAL_MS,
   logger,
   metrics,
+  maintenanceIntervalMs: env.MAINTENANCE_INTERVAL_MS,
+  maintain: () =>
+    runMaintenance({
+      db: handle.db,
+      now: new Date(),
+      config: { unknownGrantAuditRetentionMs: env.UNKNOWN_GRANT_AUDIT_RETENTION_MS },
+    }),
   sweep: () =>
     runSweep({
       db: handle.db,

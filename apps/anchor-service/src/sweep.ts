@@ -1,7 +1,7 @@
 /**
- * One anchor sweep (spec §1 "A separate anchor service periodically commits the log root", §3
- * Memory and Commit batch transitions, §7 "Chain read that fails … treated as unknown, never as
- * zero", §8 operational requirements; CONTRACT §6): seal every user whose pending leaves reached
+ * One anchor sweep (docs/protocol.md §7 "A separate anchor service periodically commits the log root", §7
+ * Memory and Commit batch transitions, §1 "Chain read that fails … treated as unknown, never as
+ * zero", §7 operational requirements; docs/protocol.md §7): seal every user whose pending leaves reached
  * SEAL_MAX_PENDING or whose oldest pending leaf reached SEAL_MAX_AGE_MS, and commit each sealed
  * user's current root to their commitment account, at most ANCHOR_MAX_IN_FLIGHT users at a time.
  * Memories are marked anchored only in the same transaction that records the confirmed batch and
@@ -38,7 +38,7 @@ import type { Logger } from "pino";
 import type { AnchorChain } from "./chain.js";
 import type { AnchorMetrics, CommitOutcome, IntegrityKind } from "./metrics.js";
 
-/** Seal policy and concurrency (CONTRACT §6 defaults: 256 leaves, 300 000 ms; 8 in flight). */
+/** Seal policy and concurrency (docs/protocol.md §7 defaults: 256 leaves, 300 000 ms; 8 in flight). */
 export interface SweepConfig {
   /** Seal a user when at least this many leaves are pending. */
   readonly sealMaxPending: number;
@@ -279,7 +279,7 @@ async function anchorUser(deps: SweepDeps, user: PendingUser): Promise<UserOutco
       (error instanceof ChainUnavailableError && error.signature !== null)
     ) {
       // The transaction may have landed: its outcome is unknown, so the batch stays submitted
-      // (stuck) and the next sweep's root subsumes it (spec §3).
+      // (stuck) and the next sweep's root subsumes it (docs/protocol.md §4).
       log.warn({ ...attempt, err: error }, "commit outcome unknown; batch left submitted");
       return { userId: user.userId, outcome: "timeout", reason: (error as ChainError).code };
     }
@@ -326,7 +326,7 @@ async function anchorUser(deps: SweepDeps, user: PendingUser): Promise<UserOutco
  * Cheap checks first, O(log n) in one repeatable-read snapshot (so a concurrent append cannot look
  * like drift): the tree row exists, its size equals the leaf count, and the node store's root at
  * that size equals the row's root. Only when one fails does the full O(n) checkTree run; a
- * confirmed drift is repaired by rebuildTree (the one O(n) path, spec §2).
+ * confirmed drift is repaired by rebuildTree (the one O(n) path, docs/protocol.md §5).
  * @throws TreeCorruptError when the leaf indices are not contiguous.
  */
 async function soundTree(

@@ -1,13 +1,13 @@
 /**
  * The anchor worker loop: every ANCHOR_INTERVAL_MS it makes sure it holds the leader lock and, if
- * so, runs one sweep (spec §8 "Anchor sweep interval", "Run exactly one anchor service"; CONTRACT
- * §6). An instance without the lock is a hot standby: it retries the lock every interval, so it
+ * so, runs one sweep (docs/protocol.md §7 "Anchor sweep interval", "Run exactly one anchor service"). An instance without the lock is a hot standby: it retries the lock every interval, so it
  * takes over within one interval after the leader's connection drops. Sweeps never overlap; a
  * sweep longer than the interval starts the next one at once (anchoring is falling behind).
  * @module
  */
 import type { Logger } from "pino";
 import type { LeaderLock } from "./leader-lock.js";
+import type { MaintenanceReport } from "./maintenance.js";
 import type { AnchorMetrics } from "./metrics.js";
 import type { SweepReport } from "./sweep.js";
 
@@ -22,6 +22,13 @@ export interface WorkerOptions {
   readonly logger: Logger;
   /** When given, `anchor_is_leader` follows the lock. */
   readonly metrics?: AnchorMetrics;
+  /**
+   * Table maintenance (runMaintenance bound to its dependencies), run by the leader after a sweep
+   * at most once per `maintenanceIntervalMs`.
+   */
+  readonly maintain?: () => Promise<MaintenanceReport>;
+  /** Minimum milliseconds between two maintenance passes; default 60 000. */
+  readonly maintenanceIntervalMs?: number;
 }
 
 /** A running worker. */
@@ -40,7 +47,9 @@ export interface AnchorWorker {
  * @throws RangeError when `intervalMs` is not a positive integer.
  */
 export function startWorker(options: WorkerOptions): AnchorWorker {
-  const { lock, intervalMs, sweep, logger, metrics } = options;
+  const { lock, intervalMs, sweep, logger, metrics, maintain } = options;
+  const maintenanceIntervalMs = options.maintenanceIntervalMs ?? 60_000;
+  let lastMaintenance = Number.NEGATIVE_INFINITY;
   if (!Number.isInteger(intervalMs) || intervalMs <= 0) {
     throw new RangeError(`intervalMs must be a positive integer, got ${intervalMs}`);
   }
@@ -77,6 +86,15 @@ export function startWorker(options: WorkerOptions): AnchorWorker {
       logger[report.sealed > 0 ? "info" : "debug"](summary, "sweep done");
     } catch (error) {
       logger.error({ err: error }, "sweep failed");
+    }
+    if (maintain && Date.now() - lastMaintenance >= maintenanceIntervalMs) {
+      lastMaintenance = Date.now();
+      try {
+        const report = await maintain();
+        logger.info(report, "maintenance done");
+      } catch (error) {
+        logger.error({ err: error }, "maintenance failed");
+      }
     }
   };
 

@@ -1,7 +1,7 @@
 /**
- * Test fixtures: users with real wallet keys and memories with real CONTRACT §4 leaves (salted
+ * Test fixtures: users with real wallet keys and memories with real docs/protocol.md §4 leaves (salted
  * content hash, RFC 8785 leaf data, RFC 9162 leaf hash), appended with db-schema's appendMemories
- * directly (no HTTP API), and the CONTRACT §5 proof bundle built from the database exactly as
+ * directly (no HTTP API), and the docs/protocol.md §6 proof bundle built from the database exactly as
  * `GET /memories/:id/proof` does (latest anchored checkpoint, audit path from the node store).
  * @module
  */
@@ -95,7 +95,7 @@ export interface AnchorTarget {
 }
 
 /**
- * The CONTRACT §5 proof bundle of `memory`, cut at the user's latest anchored checkpoint (or the
+ * The docs/protocol.md §6 proof bundle of `memory`, cut at the user's latest anchored checkpoint (or the
  * unanchored shape when none covers it). `content` is added when `withContent`.
  */
 export async function proofBundle(

@@ -5,8 +5,8 @@
  * outcome unknown to the client), or answered with a canned result (a lagging RPC node serving a
  * stale account, a node that never reports a signature's status, a node that drops a transaction).
  * It also counts, per method, how many calls were in flight at once (arrival to answer). The chain
- * itself stays real; only the network between the service and it misbehaves (STYLE §17: fakes
- * only for what lies outside).
+ * itself stays real; only the network between the service and it misbehaves (fakes
+ * only for what lies outside the service).
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";

@@ -1,5 +1,5 @@
 /**
- * The HTTP surface and the scrape-time metrics (spec §8 "Signals to monitor"; CONTRACT §6
+ * The HTTP surface and the scrape-time metrics (docs/protocol.md §1 "Signals to monitor"; docs/protocol.md §7
  * `GET /metrics`): every signal is exposed, the database-derived gauges follow the database and
  * the injected clock, and `/readyz` tells a reachable, migrated database from the rest. Real
  * PostgreSQL; no chain needed.
@@ -39,7 +39,7 @@ function sample(text: string, name: string): number {
 }
 
 describe("GET /metrics", () => {
-  it("exposes every signal of spec §8, computed from the database at scrape time", async () => {
+  it("exposes every signal of docs/protocol.md §1, computed from the database at scrape time", async () => {
     let now = Date.now();
     const metrics = createMetrics({ db: t.db, intervalMs: 1000, now: () => now });
     const app = createApp({ db: t.db, metrics, logger: silent });

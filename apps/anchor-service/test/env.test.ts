@@ -1,12 +1,13 @@
 /**
- * Configuration (spec §5 "Every configuration value is validated at startup", §7 "Missing or
- * malformed configuration value → the process does not start"; CONTRACT §9): defaults, every
+ * Configuration (docs/protocol.md §10 "Every configuration value is validated at startup", §10 "Missing or
+ * malformed configuration value → the process does not start"; docs/protocol.md §10): defaults, every
  * offending variable named, and main.ts exiting 1 before touching anything.
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { ConfigError } from "@svc/app-config";
 import { describe, expect, it } from "vitest";
-import { InvalidEnvError, parseEnv } from "../src/env.js";
+import { parseEnv } from "../src/env.js";
 
 const valid = {
   CHAIN_RPC_URL: "http://127.0.0.1:8899",
@@ -18,7 +19,7 @@ function issues(source: Record<string, string | undefined>): Record<string, stri
   try {
     parseEnv(source);
   } catch (error) {
-    if (error instanceof InvalidEnvError) {
+    if (error instanceof ConfigError) {
       return Object.fromEntries(error.issues.map((i) => [i.variable, i.message]));
     }
     throw error;
@@ -36,6 +37,8 @@ describe("parseEnv", () => {
       SEAL_MAX_PENDING: 256,
       SEAL_MAX_AGE_MS: 300_000,
       ANCHOR_MAX_IN_FLIGHT: 8,
+      MAINTENANCE_INTERVAL_MS: 60_000,
+      UNKNOWN_GRANT_AUDIT_RETENTION_MS: 604_800_000,
       LOG_LEVEL: "info",
     });
   });

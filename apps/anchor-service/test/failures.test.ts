@@ -1,6 +1,6 @@
 /**
- * The anchor sweep under failure (spec §7 "Chain read that fails … treated as unknown, never as
- * zero; anchoring stalls, data is not corrupted", §8 operational requirements; CONTRACT §6), on
+ * The anchor sweep under failure (docs/protocol.md §1 "Chain read that fails … treated as unknown, never as
+ * zero; anchoring stalls, data is not corrupted", §7 operational requirements; docs/protocol.md §7), on
  * real PostgreSQL and the real local chain; the RPC misbehaves through a proxy:
  * - an unfunded authority: writes still succeed, anchoring stops, batches fail, the metrics show a
  *   zero balance and a growing unanchored age;

@@ -1,5 +1,5 @@
 /**
- * The leader lock (spec §8 "Run exactly one anchor service"; CONTRACT §6 "others wait on a
+ * The leader lock (docs/protocol.md §7 "Run exactly one anchor service"; docs/protocol.md §7 "others wait on a
  * Postgres advisory lock"): one holder at a time, re-acquiring is idempotent, a released or
  * dropped session frees it for the standby, and a holder whose session was killed notices that it
  * lost the lock. Real PostgreSQL.

@@ -1,6 +1,6 @@
 /**
- * The anchor sweep end to end on real parts (spec §3 Memory anchored transition, §8 "up to 5
- * minutes plus confirmation time"; CONTRACT §5, §6): real PostgreSQL, the local chain in process,
+ * The anchor sweep end to end on real parts (docs/protocol.md §7 Memory anchored transition, §7 "up to 5
+ * minutes plus confirmation time"; docs/protocol.md §6, §7): real PostgreSQL, the local chain in process,
  * memories seeded with appendMemories. Covers the age and count seal policies with a controllable
  * clock, and 20 sweeps with writes in between after which every anchored memory's inclusion proof
  * (cut at the latest checkpoint) verifies against the root read from the chain, consecutive

@@ -1,5 +1,5 @@
 /**
- * Exactly one active anchor worker (spec §8 "Run exactly one anchor service"; CONTRACT §6 "others
+ * Exactly one active anchor worker (docs/protocol.md §7 "Run exactly one anchor service"; docs/protocol.md §7 "others
  * wait on a Postgres advisory lock"): two real anchor-service processes (`main.ts` under tsx)
  * against one PostgreSQL database and one local chain. The second never sweeps or commits while
  * the first holds the lock; after `kill -9` of the leader the standby takes over within one

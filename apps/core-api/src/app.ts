@@ -1,16 +1,16 @@
 /**
- * `createApp(deps)`: the core API built from explicit dependencies (STYLE §11). Routes are
+ * `createApp(deps)`: the core API built from explicit dependencies. Routes are
  * declared with @hono/zod-openapi, so the zod schema that validates a request is the one
- * published at `/openapi.json`. Error shape, request ids, CORS and body rules of CONTRACT §1.
+ * published at `/openapi.json`. Error shape, request ids, CORS and body rules of docs/protocol.md §1.
  * @module
  */
-import { randomUUID } from "node:crypto";
-import { OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
+
+import { StakingClient } from "@svc/chain-commit";
+import { createApiApp, publishApiApp, RateLimits, registerHealthRoutes } from "@svc/http-kit";
+import { createMemoryDomain, MAX_BATCH_BODY_BYTES, rpcAnchorChain } from "@svc/memory";
 import { cors } from "hono/cors";
 import type { App, AppDeps, AppEnv, Services } from "./context.js";
-import { errorBody, handleError } from "./errors.js";
-import { limitBody, requireJsonBody } from "./middleware/body.js";
+import { handleError } from "./errors.js";
 import { registerGetAgentCaseAudit } from "./routes/agent-cases/audit.js";
 import { registerDeleteAgentCase } from "./routes/agent-cases/delete.js";
 import { registerListAgentCases } from "./routes/agent-cases/list.js";
@@ -18,12 +18,13 @@ import { registerPostAgentCases } from "./routes/agent-cases/post.js";
 import { registerUseAgentCase } from "./routes/agent-cases/use.js";
 import { registerPostAuthChallenge } from "./routes/auth/challenge.js";
 import { registerPostAuthVerify } from "./routes/auth/verify.js";
-import { registerGetHealth } from "./routes/health/get.js";
+import { registerGetInfo } from "./routes/info/get.js";
 import { registerDeleteKeys } from "./routes/keys/delete.js";
 import { registerGetKeys } from "./routes/keys/get.js";
 import { registerPostKeys } from "./routes/keys/post.js";
 import { registerGetLogConsistency } from "./routes/log/consistency.js";
 import { registerGetLog } from "./routes/log/get.js";
+import { registerPostMemoriesBatch } from "./routes/memories/batch.js";
 import { registerDeleteMemory } from "./routes/memories/delete.js";
 import { registerGetMemory } from "./routes/memories/get.js";
 import { registerListMemories } from "./routes/memories/list.js";
@@ -31,23 +32,24 @@ import { registerPostMemories } from "./routes/memories/post.js";
 import { registerGetMemoryProof } from "./routes/memories/proof.js";
 import { registerSearchMemories } from "./routes/memories/search.js";
 import { registerVerifyMemory } from "./routes/memories/verify.js";
-import { rpcAnchorChain } from "./services/anchor-chain.js";
-import { AppendQueue } from "./services/append-queue.js";
-import { DataKeys } from "./services/caller.js";
+import { registerGetStaking } from "./routes/staking/get.js";
+import { registerPostStake } from "./routes/staking/stake.js";
+import { registerPostStakingSubmit } from "./routes/staking/submit.js";
+import { registerPostUnstake } from "./routes/staking/unstake.js";
 import { GrantService } from "./services/grants.js";
-import { MemoryService } from "./services/memories.js";
-import { ProofService } from "./services/proofs.js";
-import { RecallCache } from "./services/recall-cache.js";
+import { StakingService } from "./services/staking.js";
 
 /** Every route registration, in one list (the OpenAPI test checks each is documented). */
 const routeRegistrations: readonly ((app: App, deps: AppDeps, services: Services) => void)[] = [
-  registerGetHealth,
+  (app, deps) => registerHealthRoutes(app, deps),
+  registerGetInfo,
   registerPostAuthChallenge,
   registerPostAuthVerify,
   registerPostKeys,
   registerGetKeys,
   registerDeleteKeys,
   registerPostMemories,
+  registerPostMemoriesBatch,
   registerListMemories,
   registerSearchMemories,
   registerGetMemory,
@@ -61,77 +63,65 @@ const routeRegistrations: readonly ((app: App, deps: AppDeps, services: Services
   registerDeleteAgentCase,
   registerGetAgentCaseAudit,
   registerUseAgentCase,
+  registerGetStaking,
+  registerPostStake,
+  registerPostUnstake,
+  registerPostStakingSubmit,
 ];
 
 /** The services of one app instance, built from its dependencies. */
 function createServices(deps: AppDeps): Services {
-  const recall = new RecallCache({
+  const domain = createMemoryDomain({
     db: deps.db,
     clock: deps.clock,
-    maxBytes: deps.config.recallCacheMaxBytes,
+    masterKeys: deps.config.masterKeys,
+    recallCacheMaxBytes: deps.config.recallCacheMaxBytes,
+    chain:
+      deps.chain ??
+      rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId, deps.config.siws.chainId),
   });
-  const chain =
-    deps.chain ??
-    rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId, deps.config.siws.chainId);
-  const appendQueue = new AppendQueue(deps.db);
-  const dataKeys = new DataKeys(deps.config.masterKey);
-  const memories = new MemoryService({ db: deps.db, clock: deps.clock, appendQueue, recall });
-  const proofs = new ProofService(deps.db, chain);
   const grants = new GrantService({
     db: deps.db,
     clock: deps.clock,
-    dataKeys,
+    dataKeys: domain.dataKeys,
     publicBaseUrl: deps.config.publicBaseUrl,
-    memories,
-    proofs,
+    memories: domain.memories,
+    proofs: domain.proofs,
   });
-  return { appendQueue, dataKeys, recall, memories, proofs, grants };
+  const staking = new StakingService({
+    db: deps.db,
+    clock: deps.clock,
+    chain:
+      deps.staking ??
+      new StakingClient({ rpcUrl: deps.config.chainRpcUrl, programId: deps.config.programId }),
+  });
+  return { ...domain, grants, staking };
 }
 
-/** An incoming x-request-id is kept only when it is short and plain. */
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A grant id (generated UUID): not a secret, unlike a grant token. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** `GET /agent-cases/<token>`: the path itself is a credential (a capability grant's token). */
-const GRANT_USE_PATH = /^\/agent-cases\/[^/]+\/?$/;
-
-/** The request path as logged: a grant token in it is replaced by `:token`. */
-function loggablePath(method: string, path: string): string {
-  return method === "GET" && GRANT_USE_PATH.test(path) ? "/agent-cases/:token" : path;
+/**
+ * The request path as logged. Under `/agent-cases/` a path segment can be a capability grant's
+ * token (the path itself is the credential of `GET /agent-cases/<token>`), whatever the method,
+ * case, doubled slashes or suffix a client sends: every segment after `agent-cases` that is not a
+ * grant id or `audit` is replaced by `:token`.
+ */
+export function loggablePath(_method: string, path: string): string {
+  const segments = path.split("/");
+  const at = segments.findIndex((segment) => segment.toLowerCase() === "agent-cases");
+  if (at === -1) {
+    return path;
+  }
+  return segments
+    .map((segment, i) =>
+      i <= at || segment === "" || segment === "audit" || UUID.test(segment) ? segment : ":token",
+    )
+    .join("/");
 }
 
 /** Builds the core API. */
 export function createApp(deps: AppDeps): App {
-  const app: App = new OpenAPIHono<AppEnv>({
-    defaultHook: (result, c) => {
-      if (!result.success) {
-        const details = result.error.issues.map((i) => ({ path: i.path, message: i.message }));
-        return c.json(errorBody("invalid_request", "the request is not valid", details), 400);
-      }
-      return undefined;
-    },
-  });
-
-  // Every response header is set before the route runs (hono's prepared headers): a header set
-  // on a finished response makes hono copy it into a new Response whose body @hono/node-server
-  // then streams instead of writing it in one call.
-  app.use(async (c, next) => {
-    const incoming = c.req.header("x-request-id");
-    const id = incoming !== undefined && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    c.set("requestId", id);
-    c.header("x-request-id", id);
-    const started = performance.now();
-    await next();
-    deps.logger.info(
-      {
-        requestId: id,
-        method: c.req.method,
-        path: loggablePath(c.req.method, c.req.path),
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      },
-      "request",
-    );
-  });
   const origins = deps.config.corsOrigins;
   const browserCors = cors({
     origin: origins === null ? (origin) => origin : [...origins],
@@ -139,40 +129,37 @@ export function createApp(deps: AppDeps): App {
     exposeHeaders: ["X-Request-Id"],
     credentials: false,
   });
-  // CORS headers only mean something to a browser, which always sends Origin cross-origin; a
-  // request without one gets just the `Vary: Origin` hono's cors would have added.
-  app.use((c, next) => {
-    if (c.req.header("origin") === undefined) {
-      c.header("vary", "Origin");
-      return next();
-    }
-    return browserCors(c, next);
+  const app: App = createApiApp<AppEnv>({
+    logger: deps.logger,
+    loggablePath,
+    bodyLimits: { "POST /memories/batch": MAX_BATCH_BODY_BYTES },
+    rateLimits: new RateLimits({ ...deps.config.rateLimits, trustProxy: deps.config.trustProxy }),
+    // CORS headers only mean something to a browser, which always sends Origin cross-origin; a
+    // request without one gets just the `Vary: Origin` hono's cors would have added.
+    cors: (c, next) => {
+      if (c.req.header("origin") === undefined) {
+        c.header("vary", "Origin");
+        return next();
+      }
+      return browserCors(c, next);
+    },
   });
-  app.use(limitBody());
-  app.use(requireJsonBody());
 
   const services = createServices(deps);
   for (const register of routeRegistrations) {
     register(app, deps, services);
   }
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
-    type: "http",
-    scheme: "bearer",
-    description: "A session JWT from /auth/verify or an API key (svc_…)",
-  });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: `${deps.config.siws.serviceName} core API`,
-      version: "1.0.0",
-      description:
-        "Verifiable memory for AI agents: wallet sign-in, encrypted memories, Merkle proofs.",
+  publishApiApp(app, {
+    title: `${deps.config.siws.serviceName} core API`,
+    description:
+      "Verifiable memory for AI agents: wallet sign-in, encrypted memories, Merkle proofs.",
+    securityScheme: {
+      name: "bearer",
+      description: "A session JWT from /auth/verify or an API key (svc_…)",
     },
+    serverUrl: deps.config.publicBaseUrl,
+    onError: handleError(deps.logger),
   });
-  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "API reference" }));
-
-  app.notFound((c) => c.json(errorBody("not_found", "no such route"), 404));
-  app.onError(handleError(deps.logger));
   return app;
 }

@@ -1,5 +1,5 @@
 /**
- * The dependencies of the core API and the typed request context (STYLE §11): `createApp(deps)`
+ * The dependencies of the core API and the typed request context: `createApp(deps)`
  * receives real parts (database, config, clock, logger); tests pass a controllable clock.
  * @module
  */
@@ -7,14 +7,12 @@ import type { HttpBindings } from "@hono/node-server";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AuthContext, Clock } from "@svc/auth";
 import type { Database } from "@svc/db-schema";
+import type { RateLimits } from "@svc/http-kit";
+import type { AnchorChain, ExpectedAppend, MemoryDomain } from "@svc/memory";
 import type { Logger } from "pino";
 import type { Config } from "./env.js";
-import type { AppendQueue, ExpectedAppend } from "./services/append-queue.js";
-import type { DataKeys } from "./services/caller.js";
 import type { GrantService } from "./services/grants.js";
-import type { MemoryService } from "./services/memories.js";
-import type { AnchorChain, ProofService } from "./services/proofs.js";
-import type { RecallCache } from "./services/recall-cache.js";
+import type { StakingChain, StakingService } from "./services/staking.js";
 
 /** Everything the app needs from outside. */
 export interface AppDeps {
@@ -24,18 +22,14 @@ export interface AppDeps {
   readonly logger: Logger;
   /** The chain proofs are anchored on; default: JSON-RPC at `config.chainRpcUrl`. */
   readonly chain?: AnchorChain;
+  /** The chain staking reads and relays through; default: JSON-RPC at `config.chainRpcUrl`. */
+  readonly staking?: StakingChain;
 }
 
-/** The services `createApp` builds from its dependencies, shared by the routes. */
-export interface Services {
-  /** The process's group-commit queue of memory appends (MemoryService writes through it). */
-  readonly appendQueue: AppendQueue;
-  /** Users' data keys, unwrapped once per user (the wrapped key is still loaded per request). */
-  readonly dataKeys: DataKeys;
-  readonly memories: MemoryService;
-  readonly proofs: ProofService;
-  readonly recall: RecallCache;
+/** The services `createApp` builds: the memory domain (@svc/memory), grants and staking. */
+export interface Services extends MemoryDomain {
   readonly grants: GrantService;
+  readonly staking: StakingService;
 }
 
 /** Hono environment: the Node request and response when served by @hono/node-server
@@ -48,6 +42,8 @@ export interface AppEnv {
     auth: AuthContext;
     /** Set by `expectAppend` on `POST /memories`: this request's announced append. */
     expectedAppend: ExpectedAppend;
+    /** The app's rate limits (docs/protocol.md §12), set by @svc/http-kit's createApiApp. */
+    rateLimits: RateLimits;
   };
 }
 

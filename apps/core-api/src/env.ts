@@ -1,55 +1,59 @@
 /**
- * Configuration of the core API (CONTRACT §9), validated once at start with zod. A missing or
- * malformed value stops the process with the variable's name (spec §5).
+ * Configuration of the core API (docs/protocol.md §10), validated once at start with zod. A missing or
+ * malformed value stops the process with the variable's name (docs/protocol.md §3).
  * @module
  */
-import { parseMasterKey } from "@svc/envelope-crypto";
+import {
+  base58PublicKey,
+  ConfigError,
+  databaseUrl,
+  flag,
+  masterKey,
+  optionalText,
+  parseConfig,
+  perMinuteLimit,
+  port,
+  previousMasterKeys,
+  siwsChainId,
+  siwsDomain,
+  url,
+} from "@svc/app-config";
+import { loadKeypairFile } from "@svc/chain-commit";
+import { MasterKeyring } from "@svc/envelope-crypto";
 import { z } from "zod";
+
+export { ConfigError };
 
 const LOCAL_PROGRAM_ID = "J51ibhpr3HHMXSvELsAC5jeB6R9ik3KR4fCYTEZdGYvz";
 
-const optionalText = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
-
 const schema = z.object({
-  DATABASE_URL: optionalText,
+  DATABASE_URL: databaseUrl,
   DATA_DIR: z.string().min(1).default("./.data"),
-  JWT_SECRET: z.string().min(32, "must be at least 32 characters"),
-  MASTER_ENCRYPTION_KEY: z.string().transform((value, ctx) => {
-    try {
-      return parseMasterKey(value);
-    } catch (error) {
-      ctx.addIssue({ code: "custom", message: (error as Error).message });
-      return z.NEVER;
-    }
-  }),
-  SIWS_DOMAIN: z
-    .string()
-    .min(1)
-    .regex(/^[^\s]+$/, "must not contain spaces"),
+  JWT_SECRET: z.string({ error: "is required" }).min(32, "must be at least 32 characters"),
+  MASTER_ENCRYPTION_KEY: masterKey,
+  MASTER_ENCRYPTION_KEYS_PREVIOUS: previousMasterKeys,
+  SIWS_DOMAIN: siwsDomain,
   SIWS_URI: z.url(),
-  SIWS_CHAIN_ID: z.enum(["mainnet", "devnet", "testnet", "localnet"]),
+  SIWS_CHAIN_ID: siwsChainId,
   SERVICE_NAME: z
     .string()
     .min(1)
     .regex(/^[^\n\r]+$/, "must be one line"),
   PUBLIC_BASE_URL: z.url(),
-  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  PORT: port(8787),
   CORS_ORIGINS: optionalText,
-  CHAIN_RPC_URL: optionalText.pipe(z.url().optional()),
+  CHAIN_RPC_URL: url.optional(),
   LOCAL_CHAIN_PORT: z.coerce.number().int().min(1).max(65535).default(8899),
-  SERVICE_PROGRAM_ID: z
-    .string()
-    .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
-    .default(LOCAL_PROGRAM_ID),
+  SERVICE_PROGRAM_ID: base58PublicKey.default(LOCAL_PROGRAM_ID),
   AUTHORITY_KEYPAIR_PATH: optionalText,
   RECALL_CACHE_MAX_BYTES: z.coerce
     .number()
     .int()
     .min(0)
     .default(256 * 1024 * 1024),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
+  RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
+  TRUST_PROXY: flag(false),
 });
 
 /** The validated configuration. */
@@ -57,51 +61,61 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly jwtSecret: string;
-  readonly masterKey: Uint8Array;
+  /**
+   * MASTER_ENCRYPTION_KEY (current: wraps new data keys) and MASTER_ENCRYPTION_KEYS_PREVIOUS
+   * (only unwrap), by key id.
+   */
+  readonly masterKeys: MasterKeyring;
   readonly siws: { domain: string; uri: string; chainId: string; serviceName: string };
   readonly publicBaseUrl: string;
   readonly port: number;
-  /** null: reflect any origin (spec §8 default). */
+  /** null: reflect any origin (docs/protocol.md §1 default). */
   readonly corsOrigins: readonly string[] | null;
-  /** CHAIN_RPC_URL, or the local chain on LOCAL_CHAIN_PORT when unset (CONTRACT §6). */
+  /** CHAIN_RPC_URL, or the local chain on LOCAL_CHAIN_PORT when unset (docs/protocol.md §7). */
   readonly chainRpcUrl: string;
   readonly programId: string;
+  /**
+   * Public key (base58) of the anchoring authority, from AUTHORITY_KEYPAIR_PATH when set: shown
+   * by `GET /info` so auditors can pin it. The secret half is not kept.
+   */
+  readonly anchorAuthority: string | null;
   readonly recallCacheMaxBytes: number;
-}
-
-/** Thrown by {@link loadConfig}; `variables` names every bad variable. */
-export class ConfigError extends Error {
-  readonly variables: readonly string[];
-
-  constructor(issues: readonly { variable: string; message: string }[]) {
-    super(
-      `invalid configuration:\n${issues.map((i) => `  ${i.variable}: ${i.message}`).join("\n")}`,
-    );
-    this.name = "ConfigError";
-    this.variables = issues.map((i) => i.variable);
-  }
+  /**
+   * Requests a minute per client IP on the unauthenticated routes and per credential on the
+   * authenticated ones (docs/protocol.md §12); 0 turns a limit off.
+   */
+  readonly rateLimits: {
+    readonly anonymousPerMinute: number;
+    readonly authenticatedPerMinute: number;
+  };
+  /**
+   * Whether the first `X-Forwarded-For` address is the client's (TRUST_PROXY): right only behind
+   * a proxy that overwrites that header.
+   */
+  readonly trustProxy: boolean;
 }
 
 /**
- * Validates the environment.
+ * Validates the environment (@svc/app-config's parseConfig: blank values count as unset).
  * @throws ConfigError naming each missing or malformed variable.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => ({
-        variable: String(issue.path[0] ?? "?"),
-        message: issue.message,
-      })),
-    );
+  const v = parseConfig(schema, env);
+  let anchorAuthority: string | null = null;
+  if (v.AUTHORITY_KEYPAIR_PATH) {
+    try {
+      anchorAuthority = loadKeypairFile(v.AUTHORITY_KEYPAIR_PATH).publicKey.toBase58();
+    } catch (error) {
+      throw new ConfigError([
+        { variable: "AUTHORITY_KEYPAIR_PATH", message: (error as Error).message },
+      ]);
+    }
   }
-  const v = parsed.data;
   return {
     databaseUrl: v.DATABASE_URL,
     dataDir: v.DATA_DIR,
     jwtSecret: v.JWT_SECRET,
-    masterKey: v.MASTER_ENCRYPTION_KEY,
+    masterKeys: new MasterKeyring(v.MASTER_ENCRYPTION_KEY, v.MASTER_ENCRYPTION_KEYS_PREVIOUS),
     siws: {
       domain: v.SIWS_DOMAIN,
       uri: v.SIWS_URI,
@@ -113,6 +127,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     corsOrigins: v.CORS_ORIGINS ? v.CORS_ORIGINS.split(",").map((o) => o.trim()) : null,
     chainRpcUrl: v.CHAIN_RPC_URL ?? `http://127.0.0.1:${v.LOCAL_CHAIN_PORT}`,
     programId: v.SERVICE_PROGRAM_ID,
+    anchorAuthority,
     recallCacheMaxBytes: v.RECALL_CACHE_MAX_BYTES,
+    rateLimits: {
+      anonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+      authenticatedPerMinute: v.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,
+    },
+    trustProxy: v.TRUST_PROXY,
   };
 }

@@ -1,21 +1,17 @@
 /**
  * core-api process: config → database (DATABASE_URL or the embedded PostgreSQL) → migrations →
- * app → HTTP server. Exits non-zero naming the variable when the config is invalid; on SIGINT,
- * SIGTERM or SIGHUP stops accepting, finishes in-flight requests, closes the database.
+ * master-key check → app → HTTP server (@svc/http-kit's runHttpProcess). Exits 1 naming the
+ * variable when the config is invalid, or naming the master key id when some stored data key is
+ * wrapped under a key that is not configured; on SIGINT, SIGTERM or SIGHUP stops accepting,
+ * finishes in-flight requests, closes the database.
  * @module
  */
-import { serve } from "@hono/node-server";
 import { systemClock } from "@svc/auth";
-import {
-  createDatabase,
-  handleShutdownSignals,
-  migrateDatabase,
-  resolveDatabaseUrl,
-} from "@svc/db-schema";
+import { runHttpProcess } from "@svc/http-kit";
+import { checkMasterKeys, MissingMasterKeyError } from "@svc/memory";
 import pino from "pino";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./env.js";
-import { trackInFlight } from "./in-flight.js";
 
 const logger = pino({ name: "core-api" });
 
@@ -30,38 +26,24 @@ try {
   throw error;
 }
 
-const resolved = await resolveDatabaseUrl({
-  databaseUrl: config.databaseUrl,
-  dataDir: config.dataDir,
-});
-await migrateDatabase(resolved.url);
-const database = createDatabase({ url: resolved.url, max: 16 });
-const app = createApp({ db: database.db, config, clock: systemClock, logger });
-const requests = trackInFlight(app.fetch);
-const server = serve({ fetch: requests.fetch, port: config.port }, (info) => {
-  logger.info({ port: info.port }, "core-api listening");
-});
-
-/** How long a shutdown waits for the requests in flight before it closes the database. */
-const SHUTDOWN_GRACE_MS = 15_000;
-
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) {
-    return;
+try {
+  await runHttpProcess({
+    name: "core-api",
+    logger,
+    port: config.port,
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 16,
+    check: async (db) => {
+      const dataKeys = await checkMasterKeys(db, config.masterKeys);
+      logger.info({ masterKeyId: config.masterKeys.current.id, dataKeys }, "master keys checked");
+    },
+    app: (db) => createApp({ db, config, clock: systemClock, logger }),
+  });
+} catch (error) {
+  if (error instanceof MissingMasterKeyError) {
+    console.error(error.message);
+    process.exit(1);
   }
-  stopping = true;
-  logger.info({ signal }, "core-api stopping");
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!(await requests.idle(SHUTDOWN_GRACE_MS))) {
-    logger.warn({ inFlight: requests.count() }, "requests still running after the grace period");
-  }
-  await closed;
-  await database.close();
-  await resolved.embedded?.stop();
-  logger.info("core-api stopped");
-  process.exit(0);
+  throw error;
 }
-// The only handler of SIGINT/SIGTERM/SIGHUP, also when this process started the embedded
-// PostgreSQL (whose own exit hooks would stop it before the requests in flight are finished).
-handleShutdownSignals((signal) => void shutdown(signal));

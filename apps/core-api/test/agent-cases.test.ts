@@ -1,5 +1,5 @@
 /**
- * Capability grants (`agent-cases`, CONTRACT §7, §11) over real HTTP on PostgreSQL, with real
+ * Capability grants (`agent-cases`, docs/protocol.md §8) over real HTTP on PostgreSQL, with real
  * wallets and the real program on the local chain: creation and its bad input, anonymous use with
  * proofs that `@svc/merkle-log` and the auditor verify, expiry by the injected clock, revocation
  * on the very next use, atomic use counting under concurrency, and an audit row for every attempt.

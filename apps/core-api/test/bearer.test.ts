@@ -1,5 +1,5 @@
 /**
- * The session user load of spec §5 ("Resolving a bearer token", step 3) under concurrency:
+ * The session user load of docs/protocol.md §3 ("Resolving a bearer token", step 3) under concurrency:
  * `createUserLoader` answers the loads of one event-loop turn with one lookup on the real
  * database, never from a cache, and resolveBearer built on it gives each concurrent request its
  * own user.

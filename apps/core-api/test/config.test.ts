@@ -1,5 +1,5 @@
 /**
- * Config validation at start (spec §5 "Every configuration value is validated at startup"):
+ * Config validation at start (docs/protocol.md §10 "Every configuration value is validated at startup"):
  * loadConfig names each bad variable, and the process exits non-zero naming it.
  */
 import { spawnSync } from "node:child_process";
@@ -22,7 +22,8 @@ describe("loadConfig", () => {
   it("accepts the test environment with defaults", () => {
     const config = loadConfig(TEST_ENV);
     expect(config.port).toBe(8787);
-    expect(config.masterKey.length).toBe(32);
+    expect(config.masterKeys.current.key.length).toBe(32);
+    expect(config.masterKeys.ids).toEqual([config.masterKeys.current.id]);
     expect(config.corsOrigins).toBeNull();
   });
 

@@ -1,9 +1,10 @@
+import { AppendQueue } from "@svc/memory";
+import { appendItem } from "@svc/memory/testing";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppEnv } from "../src/context.js";
 import { expectAppend } from "../src/middleware/expect-append.js";
-import { AppendQueue } from "../src/services/append-queue.js";
-import { appendItem, newUser, startTestApp, type TestApp } from "./helpers.js";
+import { newUser, startTestApp, type TestApp } from "./helpers.js";
 
 let t: TestApp;
 

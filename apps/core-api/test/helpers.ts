@@ -3,30 +3,28 @@
  * fresh PostgreSQL database, a controllable clock, and real wallets (@noble/ed25519) that sign in.
  * @module
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import type { Clock } from "@svc/auth";
-import {
-  type Database,
-  insertAnchoredCheckpoint,
-  markAnchored,
-  type NewMemory,
-  rootAtSize,
-} from "@svc/db-schema";
+import type { Database } from "@svc/db-schema";
 import { createTestDatabase } from "@svc/db-schema/testing";
-import { hashLeaf } from "@svc/merkle-log";
+import { recordCheckpoint as recordAnchoredCheckpoint } from "@svc/memory/testing";
 import bs58 from "bs58";
 import pino, { type Logger } from "pino";
+import { expect } from "vitest";
 import { createApp } from "../src/app.js";
 import type { App, AppDeps } from "../src/context.js";
 import { type Config, loadConfig } from "../src/env.js";
 
 ed.hashes.sha512 = sha512;
 
-/** The environment the test apps run with. */
+/**
+ * The environment the test apps run with. Rate limits are off: a test file signs more wallets in
+ * a minute from 127.0.0.1 than any client would (rate-limit.test.ts sets its own limits).
+ */
 export const TEST_ENV = {
   JWT_SECRET: "test-secret-that-is-long-enough-0123456789",
   MASTER_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
@@ -35,6 +33,8 @@ export const TEST_ENV = {
   SIWS_CHAIN_ID: "devnet",
   SERVICE_NAME: "Verifiable Memory",
   PUBLIC_BASE_URL: "http://localhost:8787",
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: "0",
+  RATE_LIMIT_AUTHENTICATED_PER_MINUTE: "0",
 };
 
 /** A clock tests move by hand. */
@@ -60,6 +60,8 @@ export interface TestApp {
   readonly app: App;
   readonly db: Database;
   readonly sql: Awaited<ReturnType<typeof createTestDatabase>>["sql"];
+  /** The database's URL, for another app (or process) on the same database. */
+  readonly databaseUrl: string;
   readonly clock: TestClock;
   readonly config: Config;
   readonly deps: AppDeps;
@@ -81,6 +83,7 @@ export async function startTestApp(
   const owned = options.shareDatabaseOf ? null : await createTestDatabase();
   const db = options.shareDatabaseOf?.db ?? (owned?.db as Database);
   const sql = options.shareDatabaseOf?.sql ?? (owned?.sql as NonNullable<typeof owned>["sql"]);
+  const databaseUrl = options.shareDatabaseOf?.databaseUrl ?? (owned?.url as string);
   const clock = options.clock ?? new TestClock();
   const config = loadConfig({ ...TEST_ENV, ...options.env });
   const deps: AppDeps = {
@@ -98,6 +101,7 @@ export async function startTestApp(
     app,
     db,
     sql,
+    databaseUrl,
     clock,
     config,
     deps,
@@ -198,39 +202,81 @@ export async function call<T = Record<string, unknown>>(
 
 /**
  * Records an anchored checkpoint of `user` at `size` as the anchor service does after a confirmed
- * commit (marks the covered memories anchored and inserts the checkpoint in one transaction),
- * without touching a chain unless the caller committed `signature` there itself.
+ * commit (`@svc/memory/testing`'s recordCheckpoint), without touching a chain unless the caller
+ * committed `signature` there itself.
  * @returns the root of the tree of `size` leaves.
  */
-export async function recordCheckpoint(
+export function recordCheckpoint(
   t: Pick<TestApp, "db">,
   user: Pick<TestUser, "userId">,
   size: number,
   nonce: number,
   signature = `sig${nonce}`,
 ): Promise<Uint8Array> {
-  const root = await rootAtSize(t.db, user.userId, size);
-  await t.db.transaction(async (tx) => {
-    await markAnchored(tx, user.userId, size);
-    await insertAnchoredCheckpoint(tx, {
-      userId: user.userId,
-      treeSize: size,
-      root,
-      nonce,
-      signature,
-    });
-  });
-  return root;
+  return recordAnchoredCheckpoint(t.db, user.userId, size, nonce, signature);
 }
 
-/** A memory to append through an AppendQueue directly (random body, real leaf hash). */
-export function appendItem(id: string = randomUUID()): NewMemory {
-  return {
-    id,
-    ciphertext: randomBytes(40),
-    iv: randomBytes(12),
-    leafHash: hashLeaf(randomBytes(16)),
-    metadata: {},
-    createdAt: new Date(),
-  };
+/** An answer of {@link send}, read off the socket. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: { error?: { code: string; message: string; details?: unknown } } | null;
+}
+
+/**
+ * Sends a request over a new socket whose local address is `from` (any 127.0.0.x reaches the
+ * server on 127.0.0.1, and the server sees that address as the client's).
+ */
+export function send(
+  from: string,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
+  const target = new URL(url);
+  const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: init.method ?? (payload === undefined ? "GET" : "POST"),
+        localAddress: from,
+        agent: false,
+        headers: {
+          ...(payload === undefined ? {} : { "content-type": "application/json" }),
+          ...init.headers,
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => {
+          const json = (res.headers["content-type"] ?? "").includes("application/json");
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: json && text ? (JSON.parse(text) as Answer["body"]) : null,
+          });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** Checks a 429 of docs/protocol.md §12: code, Retry-After in whole seconds, request id. */
+export function expectRateLimited(answer: Answer): void {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(429);
+  expect(answer.body?.error?.code).toBe("rate_limited");
+  expect(answer.body?.error?.message).toEqual(expect.any(String));
+  const retryAfter = String(answer.headers["retry-after"]);
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+  expect(answer.headers["x-request-id"]).toEqual(expect.any(String));
 }

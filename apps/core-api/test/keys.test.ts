@@ -1,5 +1,5 @@
 /**
- * API keys (CONTRACT §3) and bearer resolution (spec §5) over real HTTP.
+ * API keys (docs/protocol.md §3) and bearer resolution (docs/protocol.md §3) over real HTTP.
  */
 import { AuthError, resolveBearer } from "@svc/auth";
 import { type Database, getApiKey } from "@svc/db-schema";

@@ -273,7 +273,7 @@ describe("DELETE /memories/:id", () => {
   });
 });
 
-describe("leaf encoding (CONTRACT §4)", () => {
+describe("leaf encoding (docs/protocol.md §5)", () => {
   it("is SHA-256(0x00 ‖ RFC 8785 JSON of {v, memoryId, owner, createdAt, metadata, contentHash})", async () => {
     const user = await newUser(t.url);
     const metadata = { z: [1, 2.5, "ü"], a: { nested: true }, "€": null };

@@ -1,6 +1,6 @@
 /**
  * POST /auth/challenge and /auth/verify over real HTTP with real wallets: the five checks of
- * spec §5 in order, each failure with its CONTRACT §2 code, replay, cross-key nonces, expiry by the
+ * docs/protocol.md §2 in order, each failure with its docs/protocol.md §2 code, replay, cross-key nonces, expiry by the
  * injected clock, and exactly one winner among concurrent verifications; session tokens checked
  * both ways against jose (several secrets in one process: the HMAC key is cached per secret).
  */
@@ -41,7 +41,7 @@ async function errorCode(res: Response): Promise<string> {
 }
 
 describe("sign-in", () => {
-  it("issues the spec §5 message and a JWT that jose verifies independently", async () => {
+  it("issues the docs/protocol.md §2 message and a JWT that jose verifies independently", async () => {
     const wallet = newWallet();
     const c = await challenge(wallet);
     const lines = c.message.split("\n");
@@ -110,7 +110,11 @@ describe("sign-in", () => {
     const rows =
       await t.sql`select wrapped_data_key from users where owner_pubkey = ${wallet.publicKey}`;
     expect(rows).toHaveLength(1);
-    expect(rows[0]?.wrapped_data_key).toHaveLength(61);
+    // Version 2: the wrap names the current master key's id (bytes 1–8).
+    expect(rows[0]?.wrapped_data_key).toHaveLength(69);
+    expect(rows[0]?.wrapped_data_key.subarray(1, 9).toString("hex")).toBe(
+      t.config.masterKeys.current.id,
+    );
   });
 
   it("rejects a malformed message with 400 before touching the nonce", async () => {

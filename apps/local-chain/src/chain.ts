@@ -4,7 +4,7 @@
  * for 150 slots, node:crypto signature verification (litesvm runs with sigverify and its own
  * blockhash check off; this module applies both checks as a cluster's RPC node and bank do),
  * preflight simulation, a faucet for airdrops, and durable persistence through the ledger.
- * Source: CONTRACT.md §6 (embedded default chain); agave `rpc.rs` (`send_transaction`,
+ * Source: docs/protocol.md §7 (embedded default chain); agave `rpc.rs` (`send_transaction`,
  * `simulate_transaction`), `MAX_PROCESSING_AGE` = 150, `DEFAULT_MS_PER_SLOT` = 400.
  * @module
  */
@@ -19,9 +19,14 @@ import {
   Transaction,
   type VersionedMessage,
 } from "@solana/web3.js";
-import { deployCommitmentProgram } from "@svc/commitment-program";
+import {
+  createInitializeStakeConfigInstruction,
+  findStakeConfigAddress,
+} from "@svc/commitment-program";
+import { deployCommitmentProgram } from "@svc/commitment-program/deploy";
 import bs58 from "bs58";
 import { Clock, FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "litesvm";
+import { loadClockOffset, saveClockOffset } from "./clock-offset.js";
 import {
   type Genesis,
   Ledger,
@@ -63,6 +68,10 @@ const FAUCET_SIGNING_KEY = createPrivateKey({
 const FAUCET_FLOAT = 1_000_000_000_000_000;
 /** Lamports given to the throw-away payer of the program deployment. */
 const DEPLOYER_FUNDING = 10_000_000_000n;
+/** Default stake lock period of a new local chain, seconds (7 days). */
+export const DEFAULT_STAKE_LOCK_SECONDS = 604_800;
+/** Largest single clock warp, seconds (10 × 365 days). */
+export const MAX_WARP_SECONDS = 315_360_000;
 
 const SYSVAR_OWNER = "Sysvar1111111111111111111111111111111111111";
 /** Owners whose accounts are runtime-managed and never persisted (sysvars, loaders). */
@@ -83,6 +92,11 @@ export interface ChainOptions {
   readonly programId: string;
   /** Wall clock in Unix milliseconds; default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Lock period written into the stake configuration when the chain is created (seconds,
+   * default {@link DEFAULT_STAKE_LOCK_SECONDS}); an existing chain keeps the one it has.
+   */
+  readonly stakeLockSeconds?: number;
 }
 
 /** Result of {@link Chain.simulate}, in `simulateTransaction`'s `value` shape. */
@@ -180,6 +194,8 @@ export class Chain {
     private readonly ledger: Ledger,
     readonly genesis: Genesis,
     private readonly now: () => number,
+    private readonly chainDir: string,
+    private clockOffsetSeconds: number,
   ) {
     const s = svm.getEpochSchedule();
     this.epochSchedule = {
@@ -210,13 +226,20 @@ export class Chain {
     const chainDir = join(options.dataDir, "chain");
     const { ledger, entries } = await Ledger.open(chainDir);
     try {
-      return Chain.load(
+      const { chain, deployer } = Chain.load(
         ledger,
         entries,
         loadOrCreateGenesis(chainDir, programKey.toBase58(), now()),
         programKey,
         now,
+        chainDir,
       );
+      await chain.ensureStakeConfig(
+        programKey,
+        deployer,
+        options.stakeLockSeconds ?? DEFAULT_STAKE_LOCK_SECONDS,
+      );
+      return chain;
     } catch (error) {
       await ledger.close();
       throw error;
@@ -229,7 +252,8 @@ export class Chain {
     genesis: Genesis,
     programKey: PublicKey,
     now: () => number,
-  ): Chain {
+    chainDir: string,
+  ): { chain: Chain; deployer: Keypair } {
     const svm = new LiteSVM().withSigverify(false).withBlockhashCheck(false);
     const deployer = Keypair.generate();
     svm.airdrop(deployer.publicKey, DEPLOYER_FUNDING);
@@ -240,7 +264,7 @@ export class Chain {
       deployer.publicKey.toBase58(),
     ]);
 
-    const chain = new Chain(svm, ledger, genesis, now);
+    const chain = new Chain(svm, ledger, genesis, now, chainDir, loadClockOffset(chainDir));
     const latest = new Map<string, StoredAccount>();
     let lastSlot = 0;
     for (const entry of entries) {
@@ -266,7 +290,83 @@ export class Chain {
       });
     }
     chain.advanceTo(Math.max(lastSlot, chain.wallClockSlot()));
-    return chain;
+    return { chain, deployer };
+  }
+
+  /**
+   * Creates the program's stake configuration on a new chain: `initialize_stake_config` signed
+   * by this start's deployer (the upgrade authority), executed and persisted like any
+   * transaction. A chain that already has one keeps it (the lock period is set once).
+   * @throws RangeError for a lock period the program refuses; RpcError if it fails to land.
+   */
+  private async ensureStakeConfig(
+    programKey: PublicKey,
+    deployer: Keypair,
+    lockSeconds: number,
+  ): Promise<void> {
+    if (this.getAccount(findStakeConfigAddress(programKey)[0])) {
+      return;
+    }
+    const tx = new Transaction({
+      feePayer: deployer.publicKey,
+      blockhash: this.blockhash,
+      lastValidBlockHeight: this.slot + MAX_PROCESSING_AGE,
+    }).add(
+      createInitializeStakeConfigInstruction({
+        programId: programKey,
+        authority: deployer.publicKey,
+        lockPeriodSeconds: BigInt(lockSeconds),
+      }),
+    );
+    tx.sign(deployer);
+    const executed = await this.execute(this.parse(tx.serialize()));
+    if (!executed.landed || executed.entry.err !== null) {
+      const reason = executed.landed ? JSON.stringify(executed.entry.err) : executed.error.display;
+      throw new RangeError(`initialize_stake_config(${lockSeconds}) failed: ${reason}`);
+    }
+  }
+
+  /** The chain's Unix time in seconds: the wall clock plus every warp so far. */
+  private unixSeconds(): number {
+    return Math.floor(this.now() / 1000) + this.clockOffsetSeconds;
+  }
+
+  /** Seconds the chain's clock runs ahead of the wall clock (the sum of every warp). */
+  get clockOffset(): number {
+    return this.clockOffsetSeconds;
+  }
+
+  /**
+   * Local-only: moves the chain's clock (Clock sysvar `unix_timestamp`, block times) forward by
+   * `seconds`, durably, so time-locked state such as stake lots matures without waiting. Slots
+   * keep following the wall clock. Real clusters have no equivalent.
+   * @returns the chain's new Unix time, seconds.
+   * @throws RangeError unless 1 ≤ seconds ≤ {@link MAX_WARP_SECONDS} (an integer).
+   */
+  warpClock(seconds: number): number {
+    if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > MAX_WARP_SECONDS) {
+      throw new RangeError(`seconds must be an integer in 1..${MAX_WARP_SECONDS}, got ${seconds}`);
+    }
+    this.assertAccepting();
+    const offset = this.clockOffsetSeconds + seconds;
+    saveClockOffset(this.chainDir, offset);
+    this.clockOffsetSeconds = offset;
+    this.setClockSysvar();
+    return this.unixSeconds();
+  }
+
+  private setClockSysvar(): void {
+    const { epoch } = epochOf(this.slot, this.epochSchedule);
+    const clock = this.svm.getClock();
+    this.svm.setClock(
+      new Clock(
+        BigInt(this.slot),
+        clock.epochStartTimestamp,
+        BigInt(epoch),
+        BigInt(epoch + 1),
+        BigInt(this.unixSeconds()),
+      ),
+    );
   }
 
   private wallClockSlot(): number {
@@ -276,17 +376,7 @@ export class Chain {
   private advanceTo(slot: number): void {
     this.slot = slot;
     this.svm.warpToSlot(BigInt(slot));
-    const { epoch } = epochOf(slot, this.epochSchedule);
-    const clock = this.svm.getClock();
-    this.svm.setClock(
-      new Clock(
-        BigInt(slot),
-        clock.epochStartTimestamp,
-        BigInt(epoch),
-        BigInt(epoch + 1),
-        BigInt(Math.floor(this.now() / 1000)),
-      ),
-    );
+    this.setClockSysvar();
     this.rotateBlockhash();
     for (const listener of this.slotListeners) {
       listener(slot);
@@ -499,7 +589,7 @@ export class Chain {
       v: 1,
       signature: wire.signature,
       slot: this.slot,
-      blockTime: Math.floor(this.now() / 1000),
+      blockTime: this.unixSeconds(),
       err: result instanceof FailedTransactionMetadata ? toClusterError(result).json : null,
       fee: messageFee(wire.tx.message),
       computeUnits: Number(meta.computeUnitsConsumed()),

@@ -1,13 +1,14 @@
 /**
- * Configuration of the local chain process, parsed once at startup with zod (CONTRACT §9: a
+ * Configuration of the local chain process, parsed once at startup with zod (docs/protocol.md §10: a
  * missing or malformed value stops the process). Only main.ts reads `process.env`, through
  * {@link parseEnv}.
- * Source: CONTRACT.md §6 (LOCAL_CHAIN_PORT default 8899, DATA_DIR, SERVICE_PROGRAM_ID), §9;
+ * Source: docs/protocol.md §7 (LOCAL_CHAIN_PORT default 8899, DATA_DIR, SERVICE_PROGRAM_ID), §10;
  * LOG_LEVEL as in the anchor service.
  * @module
  */
 
 import { PublicKey } from "@solana/web3.js";
+import { parseConfig } from "@svc/app-config";
 import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
 import { z } from "zod";
 
@@ -35,6 +36,17 @@ export const EnvSchema = z.object({
         return false;
       }
     }, "must be a base58 public key"),
+  /**
+   * Stake lock period written into the program's stake configuration when the chain is created,
+   * seconds (1..315 360 000; default 7 days). An existing chain keeps the period it was created
+   * with: the program sets it once.
+   */
+  STAKE_LOCK_SECONDS: z
+    .string()
+    .regex(/^\d+$/, "must be a positive decimal number of seconds")
+    .default("604800")
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(315_360_000)),
   /** pino level of the JSON log lines on stdout (`debug` adds one line per JSON-RPC call). */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
@@ -42,34 +54,13 @@ export const EnvSchema = z.object({
 /** The validated configuration. */
 export type Env = z.infer<typeof EnvSchema>;
 
-/** A configuration that failed validation; `issues` name each offending variable. */
-export class InvalidEnvError extends Error {
-  override readonly name = "InvalidEnvError";
-
-  constructor(readonly issues: readonly { readonly variable: string; readonly message: string }[]) {
-    super(`invalid configuration: ${issues.map((i) => `${i.variable}: ${i.message}`).join("; ")}`);
-  }
-}
-
 /**
  * Validates `source` (usually `process.env`) against {@link EnvSchema}; empty strings count as
  * unset.
  * @returns the typed configuration with defaults applied.
- * @throws InvalidEnvError naming every malformed variable.
+ * @throws ConfigError naming every malformed variable.
  * @example parseEnv({ LOCAL_CHAIN_PORT: "8899", DATA_DIR: "./.data" })
  */
 export function parseEnv(source: Readonly<Record<string, string | undefined>>): Env {
-  const cleaned = Object.fromEntries(
-    Object.keys(EnvSchema.shape).map((key) => [key, source[key] === "" ? undefined : source[key]]),
-  );
-  const result = EnvSchema.safeParse(cleaned);
-  if (!result.success) {
-    throw new InvalidEnvError(
-      result.error.issues.map((issue) => ({
-        variable: String(issue.path[0] ?? "(root)"),
-        message: issue.message,
-      })),
-    );
-  }
-  return result.data;
+  return parseConfig(EnvSchema, source);
 }

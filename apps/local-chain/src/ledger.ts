@@ -18,7 +18,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { type FileHandle, mkdir, open, truncate } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import bs58 from "bs58";
 import type { TransactionErrorJson } from "./tx-error.js";
 
@@ -114,17 +114,25 @@ export function loadOrCreateGenesis(chainDir: string, programId: string, nowMs: 
     genesisHash: bs58.encode(randomBytes(32)),
     programId,
   };
+  writeFileDurably(path, `${JSON.stringify(genesis)}\n`);
+  return genesis;
+}
+
+/**
+ * Replaces `path` with `text` atomically and durably: write `<path>.tmp`, fsync, rename over
+ * `path`, fsync the directory. A crash leaves either the old or the new content.
+ */
+export function writeFileDurably(path: string, text: string): void {
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, "w");
   try {
-    writeFileSync(fd, `${JSON.stringify(genesis)}\n`);
+    writeFileSync(fd, text);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   renameSync(tmp, path);
-  fsyncDir(chainDir);
-  return genesis;
+  fsyncDir(dirname(path));
 }
 
 interface Pending {

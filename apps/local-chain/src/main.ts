@@ -3,13 +3,14 @@
  * validates the environment (exit 1 naming the bad variable), starts the chain, logs its URLs,
  * and on SIGINT/SIGTERM closes the servers and flushes the ledger before exiting 0.
  * Logs are pino JSON lines on stdout (`service: "local-chain"`, level LOG_LEVEL).
- * Source: CONTRACT.md §6, §9.
+ * Source: docs/protocol.md §7, §10.
  * @module
  */
 
 import { resolve } from "node:path";
+import { ConfigError } from "@svc/app-config";
 import { pino } from "pino";
-import { type Env, InvalidEnvError, parseEnv } from "./env.js";
+import { type Env, parseEnv } from "./env.js";
 import { errorSummary, type LocalChain, startLocalChain } from "./server.js";
 
 const base = { service: "local-chain", pid: process.pid };
@@ -18,7 +19,7 @@ let env: Env;
 try {
   env = parseEnv(process.env);
 } catch (error) {
-  if (error instanceof InvalidEnvError) {
+  if (error instanceof ConfigError) {
     pino({ base }).fatal({ issues: error.issues }, error.message);
     process.exit(1);
   }
@@ -38,6 +39,7 @@ try {
     host: env.LOCAL_CHAIN_HOST,
     dataDir,
     programId: env.SERVICE_PROGRAM_ID,
+    stakeLockSeconds: env.STAKE_LOCK_SECONDS,
     logger,
   });
 } catch (error) {

@@ -6,7 +6,8 @@
  * sendTransaction, simulateTransaction, getSignatureStatuses, getTransaction,
  * getMinimumBalanceForRentExemption, requestAirdrop, getSlot, getBlockHeight, getHealth,
  * getVersion, getGenesisHash, getEpochInfo, getEpochSchedule, getFeeForMessage,
- * getTransactionCount.
+ * getTransactionCount; and one local-only method, `localnet_warpClock [seconds]` →
+ * `{ unixTimestamp, offsetSeconds }`, which moves the chain's clock forward (no cluster has it).
  * Source: Solana RPC HTTP methods (solana.com/docs/rpc/http); agave `rpc.rs`.
  * @module
  */
@@ -305,6 +306,20 @@ const methods: Readonly<Record<string, Method>> = {
       throw invalidParams("lamports must be a positive integer");
     }
     return chain.requestAirdrop(to, lamports);
+  },
+  localnet_warpClock(chain, params) {
+    const seconds = params[0];
+    if (typeof seconds !== "number" || !Number.isSafeInteger(seconds) || seconds < 1) {
+      throw invalidParams("seconds must be a positive integer");
+    }
+    try {
+      return { unixTimestamp: chain.warpClock(seconds), offsetSeconds: chain.clockOffset };
+    } catch (error) {
+      if (error instanceof RangeError) {
+        throw invalidParams(error.message);
+      }
+      throw error;
+    }
   },
   getSlot(chain) {
     return chain.tick();

@@ -1,5 +1,5 @@
 /**
- * `startLocalChain`: the embedded default chain of CONTRACT §6 (the role solana-test-validator
+ * `startLocalChain`: the embedded default chain of docs/protocol.md §7 (the role solana-test-validator
  * plays): a {@link Chain} behind Solana JSON-RPC 2.0 over HTTP on `port` (single and batch
  * requests, POST), the PubSub WebSocket on `port + 1`, `GET /healthz` → 200 `{"status":"ok"}`
  * (503 once the ledger cannot be written) and `GET /readyz` → 200 `{"status":"ready"}` while the
@@ -7,7 +7,7 @@
  * Every HTTP response carries `x-request-id` (a sane incoming one is kept); each JSON-RPC call is
  * logged at debug level (request id, method, duration, error code; never its parameters) and an
  * unexpected failure at error level.
- * Source: CONTRACT.md §1, §6, §9; JSON-RPC 2.0 §4–§6; agave `rpc_service.rs` (GET /health).
+ * Source: docs/protocol.md §1, §7, §10; JSON-RPC 2.0 §4–§6; agave `rpc_service.rs` (GET /health).
  * @module
  */
 
@@ -42,6 +42,8 @@ export interface LocalChainOptions {
   readonly programId: string;
   /** Interface to bind; default 127.0.0.1 (the faucet is unauthenticated). */
   readonly host?: string;
+  /** Stake lock period a new chain is created with, seconds; default 604 800 (7 days). */
+  readonly stakeLockSeconds?: number;
   /**
    * Structured logger: JSON-RPC calls at debug, unexpected errors at error level. Default: pino on
    * stdout at level info, `service: "local-chain"`.
@@ -278,7 +280,13 @@ export async function startLocalChain(options: LocalChainOptions): Promise<Local
   const host = options.host ?? "127.0.0.1";
   const logger = options.logger ?? pino({ base: { service: "local-chain", pid: process.pid } });
   const onError = options.onError;
-  const chain = await Chain.open({ dataDir: options.dataDir, programId: options.programId });
+  const chain = await Chain.open({
+    dataDir: options.dataDir,
+    programId: options.programId,
+    ...(options.stakeLockSeconds === undefined
+      ? {}
+      : { stakeLockSeconds: options.stakeLockSeconds }),
+  });
   const programKey = new PublicKey(options.programId);
   let closing: Promise<void> | null = null;
 

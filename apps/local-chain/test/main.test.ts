@@ -3,7 +3,7 @@
  * exit 1 naming the variable; a good configuration serves /healthz and /readyz, logs pino JSON
  * lines (one per JSON-RPC call at LOG_LEVEL=debug, with the request id), and SIGTERM stops it
  * with exit 0 after the ledger is flushed. Also the env schema's defaults.
- * Source: CONTRACT.md §9 ("a missing or malformed value stops the process").
+ * Source: docs/protocol.md §10 ("a missing or malformed value stops the process").
  * @module
  */
 
@@ -11,9 +11,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ConfigError } from "@svc/app-config";
 import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
 import { afterAll, describe, expect, it } from "vitest";
-import { InvalidEnvError, parseEnv } from "../src/index.js";
+import { parseEnv } from "../src/index.js";
 import { removeDir, tempDir } from "./helpers.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -61,12 +62,13 @@ function exitCode(child: ChildProcess): Promise<number | null> {
 }
 
 describe("environment", () => {
-  it("applies the defaults of CONTRACT §9", () => {
+  it("applies the defaults of docs/protocol.md §10", () => {
     expect(parseEnv({})).toEqual({
       LOCAL_CHAIN_PORT: 8899,
       LOCAL_CHAIN_HOST: "127.0.0.1",
       DATA_DIR: "./.data",
       SERVICE_PROGRAM_ID: LOCAL_PROGRAM_ID,
+      STAKE_LOCK_SECONDS: 604_800,
       LOG_LEVEL: "info",
     });
   });
@@ -74,14 +76,19 @@ describe("environment", () => {
   it("names every malformed variable", () => {
     let error: unknown;
     try {
-      parseEnv({ LOCAL_CHAIN_PORT: "88a", SERVICE_PROGRAM_ID: "not-a-key" });
+      parseEnv({
+        LOCAL_CHAIN_PORT: "88a",
+        SERVICE_PROGRAM_ID: "not-a-key",
+        STAKE_LOCK_SECONDS: "0",
+      });
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(InvalidEnvError);
-    expect((error as InvalidEnvError).issues.map((i) => i.variable).sort()).toEqual([
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues.map((i) => i.variable).sort()).toEqual([
       "LOCAL_CHAIN_PORT",
       "SERVICE_PROGRAM_ID",
+      "STAKE_LOCK_SECONDS",
     ]);
   });
 });

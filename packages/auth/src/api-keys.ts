@@ -1,5 +1,5 @@
 /**
- * API keys (spec §2 "API key", §5 "API keys"; CONTRACT §3): `svc_` + 48 hex characters
+ * API keys (docs/protocol.md §3 "API key", §3 "API keys"; docs/protocol.md §3): `svc_` + 48 hex characters
  * (24 random bytes). Only the SHA-256 is stored, with the first 12 characters in clear.
  * @module
  */

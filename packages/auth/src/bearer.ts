@@ -1,5 +1,5 @@
 /**
- * Resolving a bearer token (spec §5 "Resolving a bearer token"): `svc_…` is an API key looked up
+ * Resolving a bearer token (docs/protocol.md §3 "Resolving a bearer token"): `svc_…` is an API key looked up
  * by hash on every request (so revocation is immediate); anything else is a session JWT. Either
  * way the user is loaded once, wrapped data key included, for the whole request.
  * @module
@@ -26,7 +26,7 @@ export interface AuthContext {
   readonly apiKeyId: string | null;
 }
 
-/** `lastUsedAt` is written at most once a minute per key (CONTRACT §3). */
+/** `lastUsedAt` is written at most once a minute per key (docs/protocol.md §3). */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Issuing a sign-in challenge (spec §5 "Sign-in message", §3 "Sign-in challenge"): the server
+ * Issuing a sign-in challenge (docs/protocol.md §2 "Sign-in message", §2 "Sign-in challenge"): the server
  * builds the exact SIWS text, persists it with its nonce and expiry, and returns it.
  * @module
  */
@@ -26,7 +26,7 @@ export interface SignInConfig {
   readonly serviceName: string;
 }
 
-/** An issued challenge (CONTRACT §2 response of POST /auth/challenge). */
+/** An issued challenge (docs/protocol.md §2 response of POST /auth/challenge). */
 export interface Challenge {
   /** The exact text the wallet must sign. */
   readonly message: string;

@@ -1,10 +1,10 @@
 /**
- * Typed sign-in and credential errors (CONTRACT §2, §3, §11). The HTTP apps map each code to a
+ * Typed sign-in and credential errors (docs/protocol.md §2, §3, §2). The HTTP apps map each code to a
  * status in one place; this package knows nothing of HTTP.
  * @module
  */
 
-/** Every failure this package reports, named as in CONTRACT §2. */
+/** Every failure this package reports, named as in docs/protocol.md §2. */
 export type AuthErrorCode =
   | "invalid_public_key"
   | "invalid_request"
@@ -15,7 +15,7 @@ export type AuthErrorCode =
   | "invalid_signature"
   | "unauthorized";
 
-/** A sign-in or credential failure with its CONTRACT code. */
+/** A sign-in or credential failure with its protocol error code (docs/protocol.md §1). */
 export class AuthError extends Error {
   readonly code: AuthErrorCode;
 

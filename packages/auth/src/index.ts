@@ -1,5 +1,5 @@
 /**
- * `@svc/auth`: the sign-in checks shared by the core and extension APIs (spec §5): challenges,
+ * `@svc/auth`: the sign-in checks shared by the core and extension APIs (docs/protocol.md §2): challenges,
  * the five ordered verification checks, session JWTs, API keys and bearer resolution.
  * @module
  */
@@ -14,6 +14,17 @@ export { type AuthContext, resolveBearer } from "./bearer.js";
 export { type Challenge, issueChallenge, type SignInConfig } from "./challenge.js";
 export { type Clock, systemClock } from "./clock.js";
 export { AuthError, type AuthErrorCode } from "./errors.js";
+export {
+  EXTENSION_TOKEN_BYTES,
+  EXTENSION_TOKEN_TTL_SECONDS,
+  type ExtensionAuthContext,
+  hashExtensionToken,
+  type IssuedExtensionToken,
+  isExtensionRedirectUri,
+  issueExtensionToken,
+  resolveExtensionToken,
+  revokeExtensionToken,
+} from "./extension-session.js";
 export { decodePublicKey } from "./public-key.js";
 export {
   issueSessionToken,

@@ -1,5 +1,5 @@
 /**
- * Wallet public keys: base58 of exactly 32 bytes (ed25519), CONTRACT §2.
+ * Wallet public keys: base58 of exactly 32 bytes (ed25519), docs/protocol.md §2.
  * @module
  */
 import bs58 from "bs58";

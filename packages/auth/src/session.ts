@@ -1,5 +1,5 @@
 /**
- * Session tokens of the core API (spec §2 "Session token (core API)", §5 "Session JWT"):
+ * Session tokens of the core API (docs/protocol.md §3 "Session token (core API)", §3 "Session JWT"):
  * HS256 JWTs `{ sub, pk, iat, exp = iat + 3600 }` under JWT_SECRET. Verification is stateless.
  * @module
  */
@@ -9,7 +9,7 @@ import { LRUCache } from "lru-cache";
 import type { Clock } from "./clock.js";
 import { AuthError } from "./errors.js";
 
-/** Session lifetime in seconds (spec §8: 1 hour, no refresh). */
+/** Session lifetime in seconds (docs/protocol.md §1: 1 hour, no refresh). */
 export const SESSION_TTL_SECONDS = 3600;
 
 /** The claims of a session token. */
@@ -88,7 +88,7 @@ const verifiedTokens = new LRUCache<string, Record<string, unknown>>({ max: MAX_
 /**
  * The payload of `token` once its HS256 signature verified under `secret` (hono/jwt; `alg` must
  * be HS256, so `none` and every other algorithm are refused). A session token is stateless and
- * immutable (no revocation, spec §5), so a token that verified under a secret always will: its
+ * immutable (no revocation, docs/protocol.md §2), so a token that verified under a secret always will: its
  * payload is remembered (least recently used of MAX_VERIFIED_TOKENS evicted) and the HMAC is not
  * recomputed on its next requests. Only verified tokens are remembered; the claims and `exp` are
  * checked by the caller on every call.

@@ -1,5 +1,5 @@
 /**
- * The per-request user load of spec §5 ("Resolving a bearer token", step 3) for many concurrent
+ * The per-request user load of docs/protocol.md §3 ("Resolving a bearer token", step 3) for many concurrent
  * requests: every load still reads the database (nothing is cached across loads), but the loads
  * requested during one turn of the event loop (the requests whose bytes arrived together) are
  * answered by ONE lookup, made when the loop reaches its check phase (setImmediate).

@@ -1,5 +1,5 @@
 /**
- * Verifying a signed sign-in message: the five checks of spec §5 "Verification order", in that
+ * Verifying a signed sign-in message: the five checks of docs/protocol.md §2 "Verification order", in that
  * order, then the user upsert (a wrapped data key is created on first sight).
  * @module
  */
@@ -23,7 +23,7 @@ export interface VerifiedSignIn {
 }
 
 /**
- * Runs the five checks of spec §5 in order:
+ * Runs the five checks of docs/protocol.md §3 in order:
  * 1. the message parses (strict SIWS grammar) and its address equals `publicKey`
  *    → else `malformed_message`, before any state is touched;
  * 2. the challenge row for (nonce, publicKey) is deleted atomically → else `nonce_not_found`
@@ -32,7 +32,8 @@ export interface VerifiedSignIn {
  * 4. the message equals the issued text byte for byte → else `message_mismatch`;
  * 5. the ed25519 signature over the message verifies under `publicKey` → else
  *    `invalid_signature` (`invalid_request` when `signature` is not base58).
- * Only then the user is upserted (fresh data key wrapped under `masterKey` on first sight).
+ * Only then the user is upserted (fresh data key wrapped under `masterKey`, the current master
+ * key, on first sight; the wrap names its key id).
  * @throws AuthError with the failing check's code.
  */
 export async function verifySignIn(input: {

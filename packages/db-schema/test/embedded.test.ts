@@ -94,6 +94,35 @@ describe("ensureEmbeddedPostgres", () => {
     }
   });
 
+  it("reports a server that dies on its own, and not one stopped with stop()", async () => {
+    const ownDir = join(dataDir, "dies");
+    const db = await ensureEmbeddedPostgres(ownDir);
+    expect(db.startedHere).toBe(true);
+    const exits: unknown[] = [];
+    const reported = new Promise<void>((done) => {
+      db.onUnexpectedExit((exit) => {
+        exits.push(exit);
+        done();
+      });
+    });
+    const pid = Number(
+      (await readFile(join(ownDir, "postgres", "postmaster.pid"), "utf8")).split("\n")[0],
+    );
+    process.kill(pid, "SIGKILL");
+    await reported;
+    expect(exits).toEqual([{ code: null, signal: "SIGKILL" }]);
+
+    const again = await ensureEmbeddedPostgres(ownDir);
+    running.push(again);
+    let fired = false;
+    again.onUnexpectedExit(() => {
+      fired = true;
+    });
+    await again.stop();
+    await new Promise((done) => setTimeout(done, 200));
+    expect(fired).toBe(false);
+  });
+
   it("resolveDatabaseUrl passes DATABASE_URL through untouched", async () => {
     const resolved = await resolveDatabaseUrl({
       databaseUrl: "postgres://u:p@db.example:5432/app",

@@ -1,5 +1,5 @@
 /**
- * Spec §5 Authorization rule 1: every user-scoped query filters on the userId inside the SQL.
+ * docs/protocol.md §3 Authorization rule 1: every user-scoped query filters on the userId inside the SQL.
  * Two users' data side by side; every user-scoped query function called as the other user finds
  * nothing and changes nothing. Every exported function must be classified below, so a new query
  * function cannot be added without deciding (and testing) its scope.
@@ -30,7 +30,6 @@ import {
   insertExtensionSession,
   insertGrant,
   insertGrantAudit,
-  insertStakeLot,
   insertSubmittedBatch,
   latestAnchoredCheckpoint,
   listApiKeys,
@@ -46,6 +45,7 @@ import {
   nodeSource,
   readRecallPage,
   rebuildTree,
+  replaceStakeLots,
   revokeApiKey,
   revokeExtensionSession,
   revokeGrant,
@@ -87,6 +87,7 @@ const USER_SCOPED = [
   "nodeSource",
   "readRecallPage",
   "rebuildTree",
+  "replaceStakeLots",
   "revokeApiKey",
   "revokeExtensionSession",
   "revokeGrant",
@@ -100,7 +101,6 @@ const USER_INSERTS = [
   "insertExtensionSession",
   "insertGrant",
   "insertGrantAudit",
-  "insertStakeLot",
   "insertSubmittedBatch",
 ];
 /** Lookups keyed by a secret (token hash, nonce + key) that resolve the owning user. */
@@ -116,10 +116,16 @@ const IDENTITY = ["getUserById", "getUserByPubkey", "getUsersByIds", "upsertUser
 /** Anchor service and maintenance queries over all users (no user-facing route uses them). */
 const SERVICE_WIDE = [
   "countBatchesByStatus",
+  "countUsersByMasterKeyId",
+  "deleteEndedExtensionSessions",
   "deleteExpiredNonces",
+  "deleteUnknownGrantAudit",
+  "findVersionOneDataKey",
   "getOldestPendingCreatedAt",
+  "listDataKeysNotUnder",
   "listStuckBatches",
   "listUsersWithPendingLeaves",
+  "replaceWrappedDataKeys",
 ];
 /** Not queries: connections, migrations, error classes. */
 const INFRASTRUCTURE = [
@@ -193,12 +199,12 @@ async function populate() {
     ip: null,
     userAgent: null,
   });
-  await insertStakeLot(t.db, {
-    userId: user.id,
-    amountLamports: 1000n,
-    unlockAt: new Date(Date.now() + 86_400_000),
-    signature: `sig${randomBytes(8).toString("hex")}`,
-  });
+  await replaceStakeLots(
+    t.db,
+    user.id,
+    [{ amountLamports: 1000n, unlockAt: new Date(Date.now() + 86_400_000) }],
+    new Date(),
+  );
   return { user, kept, gone, since, key, checkpoint, batch, session, grant };
 }
 
@@ -353,6 +359,13 @@ describe("authorization: every query is scoped to its userId", () => {
         const ids = (await listMemoriesSince(t.db, A, -1)).map((m) => m.id);
         expect(ids).not.toContain(b.kept.id);
         expect(ids).toContain(a.kept.id);
+      },
+      replaceStakeLots: async () => {
+        await replaceStakeLots(t.db, A, [], new Date());
+        expect(await listStakeLots(t.db, A)).toEqual([]);
+        expect((await listStakeLots(t.db, b.user.id)).map((l) => l.amountLamports)).toEqual([
+          1000n,
+        ]);
       },
       listStakeLots: async () => {
         const lots = await listStakeLots(t.db, A);

@@ -1,6 +1,6 @@
 /**
- * The version-1 envelope format shared by wrapped data keys and sealed bodies: the version
- * byte, the associated-data (AAD) encoding, and argument checks. Internal.
+ * The envelope formats of wrapped data keys and sealed bodies: the version bytes, the
+ * associated-data (AAD) encoding, and argument checks. Internal.
  *
  * AAD = label ‖ 0x00 ‖ version(1) ‖ for each field: u32be(UTF-8 byte length) ‖ UTF-8 bytes.
  * The labels are distinct and each is followed by 0x00 (so neither is a prefix of the other); the fields are
@@ -9,11 +9,19 @@
  */
 import { DecryptionError } from "./errors.js";
 
-/** The format version written as the first byte of every wrapped key and sealed body. */
+/** The format version written as the first byte of every sealed body. */
 export const ENVELOPE_VERSION = 1;
 
-/** AAD header (label ‖ 0x00 ‖ version) of a wrapped data key. */
-export const DATA_KEY_AAD = aadHeader("svc/envelope/data-key", ENVELOPE_VERSION);
+/**
+ * The format version written as the first byte of every wrapped data key: 2, which names the
+ * master key it is wrapped under. Version 1 (no key id) is still read.
+ */
+export const WRAPPED_KEY_VERSION = 2;
+
+/** AAD header (label ‖ 0x00 ‖ version) of a version-1 wrapped data key (read only). */
+export const DATA_KEY_AAD_V1 = aadHeader("svc/envelope/data-key", 1);
+/** AAD header (label ‖ 0x00 ‖ version) of a version-2 wrapped data key. */
+export const DATA_KEY_AAD_V2 = aadHeader("svc/envelope/data-key", WRAPPED_KEY_VERSION);
 /** AAD header (label ‖ 0x00 ‖ version) of a sealed memory body. */
 export const BODY_AAD = aadHeader("svc/envelope/body", ENVELOPE_VERSION);
 
@@ -29,7 +37,7 @@ function aadHeader(label: string, version: number): Uint8Array {
 
 /**
  * header ‖ (u32be UTF-8 length ‖ UTF-8 bytes) per field, in one allocation.
- * Preconditions: `header` is DATA_KEY_AAD or BODY_AAD; the fields passed `checkField`.
+ * Preconditions: `header` is one of the AAD headers above; the fields passed `checkField`.
  */
 export function encodeAad(header: Uint8Array, first: string, second?: string): Uint8Array {
   const firstLength = Buffer.byteLength(first, "utf8");
@@ -47,7 +55,7 @@ export function encodeAad(header: Uint8Array, first: string, second?: string): U
 }
 
 /**
- * Checks the version byte of a stored value.
+ * Checks the version byte of a sealed body.
  * @throws DecryptionError("unsupported_version") for any version this code cannot open.
  */
 export function checkVersion(version: number | undefined): void {

@@ -1,9 +1,9 @@
 /**
  * `@svc/envelope-crypto`: per-user data keys wrapped under the master key, and memory bodies
- * sealed under the data key, with AES-256-GCM on node:crypto (spec §1, §2, §5; STYLE.md §21).
+ * sealed under the data key, with AES-256-GCM on node:crypto (docs/protocol.md §4).
  * @module
  */
-export { ENVELOPE_VERSION } from "./_format.js";
+export { ENVELOPE_VERSION, WRAPPED_KEY_VERSION } from "./_format.js";
 export { pooledRandom, type RandomSource } from "./_random.js";
 export {
   type BodyContext,
@@ -11,6 +11,7 @@ export {
   encryptBody,
   type SealedBody,
 } from "./body.js";
-export { generateDataKey, unwrapDataKey, wrapDataKey } from "./data-key.js";
+export { generateDataKey, unwrapDataKey, wrapDataKey, wrappedKeyId } from "./data-key.js";
 export { DecryptionError, type DecryptionErrorCode } from "./errors.js";
-export { parseMasterKey } from "./master-key.js";
+export { type MasterKey, MasterKeyring } from "./keyring.js";
+export { MASTER_KEY_ID_BYTES, masterKeyId, parseMasterKey } from "./master-key.js";

@@ -1,8 +1,10 @@
 /**
- * Parsing of MASTER_ENCRYPTION_KEY, the key-encryption key (spec §5 "Secrets",
- * CONTRACT.md §9: "32 bytes, base64 or hex").
+ * Parsing of MASTER_ENCRYPTION_KEY, the key-encryption key, and its key id (docs/protocol.md §3 "Secrets",
+ * docs/protocol.md §10: "32 bytes, base64 or hex").
  * @module
  */
+import { createHash } from "node:crypto";
+import { checkBytes } from "./_format.js";
 import { KEY_BYTES } from "./_gcm.js";
 
 const HEX = /^[0-9a-fA-F]{64}$/;
@@ -37,4 +39,25 @@ export function parseMasterKey(text: string): Uint8Array {
     }
   }
   throw new TypeError(MESSAGE);
+}
+
+/** Length of a master key id in bytes (16 hex characters). */
+export const MASTER_KEY_ID_BYTES = 8;
+
+/**
+ * The id of a master key: the first 8 bytes of SHA-256 of its 32 bytes, as 16 lowercase hex
+ * characters. Written into every version-2 wrapped data key and shown in logs and errors; it
+ * reveals nothing usable about the key (a 64-bit prefix of a hash of 256 random bits). An
+ * operator computes it with `printf %s "$KEY" | base64 -d | sha256sum | cut -c1-16` (base64) or
+ * `printf %s "$KEY" | xxd -r -p | sha256sum | cut -c1-16` (hex).
+ * @param masterKey the 32-byte key (from `parseMasterKey`).
+ * @throws TypeError when `masterKey` is not a Uint8Array of 32 bytes.
+ * @example masterKeyId(parseMasterKey(process.env.MASTER_ENCRYPTION_KEY)) // "3f1c0a9b5d2e7c41"
+ */
+export function masterKeyId(masterKey: Uint8Array): string {
+  return createHash("sha256")
+    .update(checkBytes(masterKey, KEY_BYTES, "masterKey"))
+    .digest()
+    .subarray(0, MASTER_KEY_ID_BYTES)
+    .toString("hex");
 }

@@ -1,7 +1,7 @@
 /**
- * Memory bodies sealed under the user's data key (spec §1, §2 "Memory record"): round trips,
+ * Memory bodies sealed under the user's data key (docs/protocol.md §4 "Memory record"): round trips,
  * binding to userId and memoryId, tampering, truncation, versions, misuse, and the fast-check
- * property of STYLE.md §20 (open(seal(x, ctx), ctx) = x; any other context fails).
+ * round-trip property (open(seal(x, ctx), ctx) = x; any other context fails).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

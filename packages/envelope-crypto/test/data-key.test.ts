@@ -1,11 +1,18 @@
 /**
- * Data keys and their wrapping under the master key (spec §2 "wrapped data key"): round trip,
- * binding to userId and master key, every flipped bit, truncation, unknown versions, misuse.
+ * Data keys and their wrapping under the master key (docs/protocol.md §4 "wrapped data key"): round trip,
+ * binding to userId, master key and key id, every flipped bit, truncation, unknown versions,
+ * version-1 wraps from before key ids, misuse.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { generateDataKey, unwrapDataKey, wrapDataKey } from "../src/index.js";
-import { catchDecryptionError, flipBit } from "./_helpers.js";
+import {
+  generateDataKey,
+  masterKeyId,
+  unwrapDataKey,
+  wrapDataKey,
+  wrappedKeyId,
+} from "../src/index.js";
+import { catchDecryptionError, flipBit, wrapVersionOne } from "./_helpers.js";
 
 const masterKey = generateDataKey();
 
@@ -25,13 +32,15 @@ describe("generateDataKey", () => {
 });
 
 describe("wrapDataKey / unwrapDataKey", () => {
-  it("round-trips to 61 bytes that start with the version, with a fresh IV each time", () => {
+  it("round-trips to 69 bytes: version 2, the master key id, a fresh IV each time", () => {
     const dek = generateDataKey();
     const a = wrapDataKey(masterKey, dek, "user-a");
     const b = wrapDataKey(masterKey, dek, "user-a");
-    expect(a.length).toBe(61);
-    expect(a[0]).toBe(1);
-    expect(a.subarray(1, 13)).not.toEqual(b.subarray(1, 13));
+    expect(a.length).toBe(69);
+    expect(a[0]).toBe(2);
+    expect(Buffer.from(a.subarray(1, 9)).toString("hex")).toBe(masterKeyId(masterKey));
+    expect(wrappedKeyId(a)).toBe(masterKeyId(masterKey));
+    expect(a.subarray(9, 21)).not.toEqual(b.subarray(9, 21));
     expect(unwrapDataKey(masterKey, a, "user-a")).toEqual(dek);
     expect(unwrapDataKey(masterKey, b, "user-a")).toEqual(dek);
   });
@@ -67,19 +76,43 @@ describe("wrapDataKey / unwrapDataKey", () => {
       );
       expect(error.code).toBe("malformed");
     }
-    const longer = new Uint8Array(62);
+    const longer = new Uint8Array(70);
     longer.set(wrapped);
     expect(catchDecryptionError(() => unwrapDataKey(masterKey, longer, "user-a")).code).toBe(
       "malformed",
     );
   });
 
-  it.each([0, 2, 255])("rejects version byte %i as unsupported_version", (version) => {
+  it.each([0, 3, 255])("rejects version byte %i as unsupported_version", (version) => {
     const wrapped = wrapDataKey(masterKey, generateDataKey(), "user-a");
     wrapped[0] = version;
     expect(catchDecryptionError(() => unwrapDataKey(masterKey, wrapped, "user-a")).code).toBe(
       "unsupported_version",
     );
+  });
+
+  it("opens a version-1 wrap (61 bytes, no key id), bound to its user and master key alike", () => {
+    const dek = generateDataKey();
+    const wrapped = wrapVersionOne(masterKey, dek, "user-a");
+    expect(wrappedKeyId(wrapped)).toBeNull();
+    expect(unwrapDataKey(masterKey, wrapped, "user-a")).toEqual(dek);
+    expect(catchDecryptionError(() => unwrapDataKey(masterKey, wrapped, "user-b")).code).toBe(
+      "authentication_failed",
+    );
+    for (let bit = 0; bit < wrapped.length * 8; bit++) {
+      const error = catchDecryptionError(() =>
+        unwrapDataKey(masterKey, flipBit(wrapped, bit), "user-a"),
+      );
+      expect(error.code).toBe(bit < 8 ? "unsupported_version" : "authentication_failed");
+    }
+    // A version-1 header on a version-2 length (and the reverse) is malformed.
+    const v2 = wrapDataKey(masterKey, dek, "user-a");
+    expect(catchDecryptionError(() => wrappedKeyId(Uint8Array.of(1, ...v2.subarray(1)))).code).toBe(
+      "malformed",
+    );
+    expect(
+      catchDecryptionError(() => wrappedKeyId(Uint8Array.of(2, ...wrapped.subarray(1)))).code,
+    ).toBe("malformed");
   });
 
   it("turns arbitrary bytes into a DecryptionError, never a raw node error", () => {

@@ -1,6 +1,6 @@
 /**
  * parseMasterKey: MASTER_ENCRYPTION_KEY as 32 bytes of hex, base64 or base64url
- * (CONTRACT.md §9); everything else is a TypeError with the fixed message.
+ * (docs/protocol.md §10); everything else is a TypeError with the fixed message.
  */
 import { describe, expect, it } from "vitest";
 import { parseMasterKey } from "../src/index.js";

@@ -1,6 +1,6 @@
 /**
  * Lowercase hex encoding of hashes, the wire format of leaf hashes, roots and proof nodes
- * (CONTRACT.md "Encodings used everywhere"; RFC 4648 §8 alphabet, lowercase only).
+ * (docs/protocol.md §1, encodings; RFC 4648 §8 alphabet, lowercase only).
  * @module
  */
 

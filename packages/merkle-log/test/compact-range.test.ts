@@ -1,5 +1,5 @@
 /**
- * CompactRange against full recomputation (spec §2 "Merkle tree": the incremental root equals
+ * CompactRange against full recomputation (docs/protocol.md §5 "Merkle tree": the incremental root equals
  * a full recomputation over the leaves at every size), its saved-state round trip, and the nodes
  * each append reports for storage. Reference: RFC 9162 §2.1.1 (test/_reference.ts).
  * @module

@@ -1,6 +1,6 @@
 /**
  * Hashing primitives (RFC 9162 §2.1.1) against node:crypto, their argument checks, and the
- * lowercase hex codec (CONTRACT.md encodings).
+ * lowercase hex codec (docs/protocol.md §1 encodings).
  * @module
  */
 import { createHash } from "node:crypto";

@@ -1,7 +1,7 @@
 /**
  * Value rules for each field of the sign-in message, shared by the builder and the parser so the
- * two accept exactly the same values (seed-spec.md §5 "Sign-in message"; EIP-4361 "Message
- * Format" for domain, URI and statement; CONTRACT.md §2 and §11). Internal: not in the barrel.
+ * two accept exactly the same values (docs/protocol.md §2 "Sign-in message"; EIP-4361 "Message
+ * Format" for domain, URI and statement; docs/protocol.md §2 and §1). Internal: not in the barrel.
  * @module
  */
 import { Base58DecodeError, base58Decode, maxBase58Length } from "./base58.js";

@@ -1,6 +1,6 @@
 /**
  * Base58 with the Bitcoin alphabet, the encoding of Solana public keys, signatures and sign-in
- * nonces (CONTRACT.md, "Encodings used everywhere"). A small dependency-free utility for
+ * nonces (docs/protocol.md §1, encodings). A small dependency-free utility for
  * the short values this package handles: both directions are quadratic in the input length,
  * so callers bound untrusted input first (the message parser does).
  * Leading zero bytes map one-to-one to leading `1` characters, so every byte string has exactly

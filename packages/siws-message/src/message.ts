@@ -4,14 +4,14 @@
  * bytes, so there is exactly one accepted layout: 11 LF-separated lines (9 fields and 2 blank
  * lines), no trailing newline, no optional fields.
  *
- * Sources: seed-spec.md §5 "Sign-in message"; CONTRACT.md §2 and §11; the reference
+ * Sources: docs/protocol.md §2 "Sign-in message"; docs/protocol.md §2; the reference
  * implementation `createSignInMessageText` / `parseSignInMessageText` of
  * `@solana/wallet-standard-util` (whose output for these nine fields is identical).
  * @module
  */
 import { FIELD_NAMES, FIELD_PROBLEM, type SignInMessageFields } from "./_fields.js";
 
-/** Challenge lifetime: Expiration Time is Issued At plus 5 minutes (seed-spec.md §5), in ms. */
+/** Challenge lifetime: Expiration Time is Issued At plus 5 minutes (docs/protocol.md §2), in ms. */
 export const SIGN_IN_TTL_MS = 5 * 60 * 1000;
 
 const HEADER_SUFFIX = " wants you to sign in with your Solana account:";
@@ -76,7 +76,7 @@ const LAYOUT: readonly LineLayout[] = [
 ];
 
 /**
- * The statement the service signs users in with (seed-spec.md §5, line 3).
+ * The statement the service signs users in with (docs/protocol.md §2, line 3).
  * @param serviceName - the configured `SERVICE_NAME`: non-empty, one line, no surrounding
  * whitespace.
  * @returns `Sign in to <serviceName> - verifiable memory for AI agents.`
@@ -103,7 +103,7 @@ export function signInStatement(serviceName: string): string {
 }
 
 /**
- * Builds the exact sign-in message text (seed-spec.md §5): 11 lines joined by LF, no trailing
+ * Builds the exact sign-in message text (docs/protocol.md §2): 11 lines joined by LF, no trailing
  * newline. Byte-for-byte the text `createSignInMessageText` of `@solana/wallet-standard-util`
  * produces for the same fields. Does not compare the two timestamps: the caller sets
  * `expirationTime` (normally `issuedAt` + {@link SIGN_IN_TTL_MS}).
@@ -161,7 +161,7 @@ Expiration Time: ${fields.expirationTime}`;
  * other than Solana, a public key that is not 32 bytes of base58, a nonce that is not 16 bytes of
  * base58, Version other than 1, and timestamps not in exact `YYYY-MM-DDTHH:mm:ss.sssZ` form or
  * not a real date. Does not check the address against a key or the times against a clock
- * (seed-spec.md §5 verification order: those are later steps).
+ * (docs/protocol.md §2 verification order: those are later steps).
  * @param text - the message text (decoded from the signed UTF-8 bytes).
  * @returns the nine fields.
  * @throws SignInMessageParseError with the 1-based physical `line` (blank lines count) and a

@@ -1,5 +1,5 @@
 /**
- * Sign-in nonces: 128 random bits, base58 (seed-spec.md §2 "Sign-in challenge", §5 "Sign-in
+ * Sign-in nonces: 128 random bits, base58 (docs/protocol.md §4 "Sign-in challenge", §2 "Sign-in
  * message"). Randomness is an injectable, defaulted trailing parameter so tests can use fixed
  * bytes.
  * @module

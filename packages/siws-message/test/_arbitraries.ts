@@ -1,6 +1,6 @@
 /**
  * fast-check generators of valid sign-in message fields, shared by the property and oracle
- * tests (seed-spec.md §5 "Sign-in message"; CONTRACT.md §2 for the chain IDs).
+ * tests (docs/protocol.md §2 "Sign-in message"; docs/protocol.md §2 for the chain IDs).
  * @module
  */
 import fc from "fast-check";
@@ -52,7 +52,7 @@ export const uriArb: fc.Arbitrary<string> = fc.oneof(
   fc.webUrl({ withQueryParameters: true, withFragments: true }),
 );
 
-/** The chain IDs `SIWS_CHAIN_ID` accepts (CONTRACT.md §2). */
+/** The chain IDs `SIWS_CHAIN_ID` accepts (docs/protocol.md §2). */
 export const chainIdArb: fc.Arbitrary<string> = fc.constantFrom(
   "mainnet",
   "devnet",

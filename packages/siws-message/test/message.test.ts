@@ -1,6 +1,5 @@
 /**
- * Known-answer tables for the sign-in message (seed-spec.md §5 "Sign-in message", CONTRACT.md
- * §11): positive `{ text, parsed }` round trips (as in wallet-standard's tests) and a negative
+ * Known-answer tables for the sign-in message (docs/protocol.md §2 "Sign-in message"): positive `{ text, parsed }` round trips (as in wallet-standard's tests) and a negative
  * parsing table (as in siwe's `parsing_negative.json`) where each variant names the line the
  * parser must blame. Line numbers are physical: the header is line 1, blank lines count.
  * @module
@@ -41,7 +40,11 @@ Issued At: 2026-11-22T10:00:00.000Z
 Expiration Time: 2026-11-22T10:05:00.000Z`;
 
 const POSITIVE: readonly { desc: string; text: string; parsed: SignInMessageFields }[] = [
-  { desc: "the service's message (spec §5 example values)", text: TEXT, parsed: FIELDS },
+  {
+    desc: "the service's message (docs/protocol.md §2 example values)",
+    text: TEXT,
+    parsed: FIELDS,
+  },
   {
     desc: "all-zero key and nonce, port, query and fragment, Unicode statement, edge times",
     text: [

@@ -1,6 +1,6 @@
 /**
  * Differential test against the reference implementation: the Solana wallet standard's
- * `createSignInMessageText` / `parseSignInMessage` (seed-spec.md §5: "the message grammar follows
+ * `createSignInMessageText` / `parseSignInMessage` (docs/protocol.md §2: "the message grammar follows
  * the EIP-4361 structured format as adopted by the wallet standard").
  *
  * Oracle: `@solana/wallet-standard-util` 1.1.4 (devDependency of this package only; ESM entry

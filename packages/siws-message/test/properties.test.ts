@@ -1,7 +1,7 @@
 /**
  * Round-trip properties (fast-check) and known answers for the building blocks: the message
  * (parse ∘ build = id), nonces (16 random bytes, base58, distinct), base58 (Bitcoin Core's
- * vectors) and strict timestamps (seed-spec.md §5; CONTRACT.md "Encodings used everywhere").
+ * vectors) and strict timestamps (docs/protocol.md §2, §1 encodings).
  * @module
  */
 import fc from "fast-check";

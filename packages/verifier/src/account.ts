@@ -1,20 +1,17 @@
 /**
  * Reading a commitment account straight from a Solana JSON-RPC endpoint, without the memory API
- * (CONTRACT §5 "a CLI command that reads the commitment account straight from a chain RPC"):
- * the PDA derivation (seeds `["commitment", owner]`, CONTRACT §6), one `getAccountInfo` call, and
- * the 121-byte account layout (CONTRACT §11: 8-byte Anchor discriminator, authority, owner, root,
- * memoryCount u64 LE, nonce u64 LE, bump). Kept self-contained so an auditor can read it whole.
+ * (docs/protocol.md §6: a CLI reads the commitment account straight from a chain RPC): one
+ * `getAccountInfo` call, with the PDA derivation (`["commitment", owner]`) and the 121-byte
+ * account layout taken from the program package's one codec (docs/protocol.md §7).
  * @module
  */
-import { createHash } from "node:crypto";
-import { PublicKey } from "@solana/web3.js";
 
-/** UTF-8 first seed of a commitment PDA. */
-const COMMITMENT_SEED = "commitment";
-/** Account size: discriminator 8 + authority 32 + owner 32 + root 32 + count 8 + nonce 8 + bump 1. */
-const ACCOUNT_SIZE = 121;
-/** Anchor account discriminator: sha256("account:Commitment")[..8]. */
-const DISCRIMINATOR = createHash("sha256").update("account:Commitment").digest().subarray(0, 8);
+import { PublicKey } from "@solana/web3.js";
+import {
+  decodeCommitment,
+  findCommitmentAddress,
+  InvalidCommitmentDataError,
+} from "@svc/commitment-program";
 
 /** A commitment account as read from the chain. */
 export interface OnChainCommitment {
@@ -52,49 +49,46 @@ export class InvalidAccountError extends Error {
 
 /**
  * The commitment PDA of `owner` under `programId`: `findProgramAddress(["commitment", owner
- * bytes], programId)` (CONTRACT §6).
+ * bytes], programId)` (docs/protocol.md §7).
  * @param owner base58 wallet public key.
  * @param programId base58 program id.
  * @returns the address, base58.
  * @throws Error from @solana/web3.js when a key is not valid base58 of 32 bytes.
  */
 export function commitmentAddress(owner: string, programId: string): string {
-  const [address] = PublicKey.findProgramAddressSync(
-    [Buffer.from(COMMITMENT_SEED, "utf8"), new PublicKey(owner).toBuffer()],
-    new PublicKey(programId),
-  );
-  return address.toBase58();
+  return findCommitmentAddress(new PublicKey(owner), new PublicKey(programId))[0].toBase58();
 }
 
 /**
- * Decodes commitment account data (CONTRACT §11).
- * @throws InvalidAccountError on a wrong size or discriminator.
+ * Decodes commitment account data (docs/protocol.md §7).
+ * @throws InvalidAccountError on a wrong size or discriminator, or a count/nonce above 2^53 - 1.
  */
 export function decodeCommitmentAccount(
   data: Uint8Array,
   account: string,
   programId: string,
 ): OnChainCommitment {
-  if (data.length !== ACCOUNT_SIZE) {
-    throw new InvalidAccountError(`account data is ${data.length} bytes, not ${ACCOUNT_SIZE}`);
+  let decoded: ReturnType<typeof decodeCommitment>;
+  try {
+    decoded = decodeCommitment(data);
+  } catch (error) {
+    if (error instanceof InvalidCommitmentDataError) {
+      throw new InvalidAccountError(error.message);
+    }
+    throw error;
   }
-  const bytes = Buffer.from(data.buffer, data.byteOffset, data.length);
-  if (!bytes.subarray(0, 8).equals(DISCRIMINATOR)) {
-    throw new InvalidAccountError("account discriminator is not sha256('account:Commitment')");
-  }
-  const count = bytes.readBigUInt64LE(104);
-  const nonce = bytes.readBigUInt64LE(112);
-  if (count > BigInt(Number.MAX_SAFE_INTEGER) || nonce > BigInt(Number.MAX_SAFE_INTEGER)) {
+  const max = BigInt(Number.MAX_SAFE_INTEGER);
+  if (decoded.memoryCount > max || decoded.nonce > max) {
     throw new InvalidAccountError("memoryCount or nonce exceeds 2^53 - 1");
   }
   return {
     account,
     programId,
-    authority: new PublicKey(bytes.subarray(8, 40)).toBase58(),
-    owner: new PublicKey(bytes.subarray(40, 72)).toBase58(),
-    root: bytes.subarray(72, 104).toString("hex"),
-    memoryCount: Number(count),
-    nonce: Number(nonce),
+    authority: decoded.authority.toBase58(),
+    owner: decoded.owner.toBase58(),
+    root: Buffer.from(decoded.root).toString("hex"),
+    memoryCount: Number(decoded.memoryCount),
+    nonce: Number(decoded.nonce),
   };
 }
 

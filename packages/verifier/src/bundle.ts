@@ -1,6 +1,6 @@
 /**
- * The proof bundle of CONTRACT §5 (`GET /memories/:id/proof`), and the memory objects of
- * capability grants that carry it nested as `proof` (CONTRACT §11), checked field by field before
+ * The proof bundle of docs/protocol.md §6 (`GET /memories/:id/proof`), and the memory objects of
+ * capability grants that carry it nested as `proof` (docs/protocol.md §8), checked field by field before
  * anything is hashed. Hashes are lowercase hex, `salt` standard base64 (RFC 4648 §4).
  * @module
  */
@@ -25,7 +25,7 @@ export interface BundleAnchor {
   readonly signature: string;
 }
 
-/** A proof bundle (CONTRACT §5). `checkpoint`, `inclusionProof`, `anchor` are null until anchored. */
+/** A proof bundle (docs/protocol.md §6). `checkpoint`, `inclusionProof`, `anchor` are null until anchored. */
 export interface ProofBundle {
   readonly memoryId: string;
   readonly leafIndex: number;

@@ -1,5 +1,5 @@
 /**
- * `svc-verify`: the auditor's command line over {@link verifyBundle} (CONTRACT §5 "a CLI command
+ * `svc-verify`: the auditor's command line over {@link verifyBundle} (docs/protocol.md §6 "a CLI command
  * that reads the commitment account straight from a chain RPC, not from this API").
  * Prints `VERIFIED` or `NOT VERIFIED: <reason>` (then one explanatory line); exit status 0
  * verified, 1 not verified, 2 usage error (bad flags, unreadable or non-JSON input).

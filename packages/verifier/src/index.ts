@@ -1,6 +1,6 @@
 /**
  * `@svc/verifier`: permissionless verification of a memory's proof bundle against the chain
- * (spec §1, §5 Authorization rule 4; CONTRACT §4, §5). `verifyBundle` is the core; the
+ * (docs/protocol.md §4, §2 Authorization rule 4; docs/protocol.md §4, §6). `verifyBundle` is the core; the
  * `svc-verify` command line is a thin shell over it. It never contacts the memory API.
  * @module
  */

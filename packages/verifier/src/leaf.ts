@@ -1,5 +1,5 @@
 /**
- * The leaf encoding of CONTRACT §4: `leafData` is the UTF-8 of the RFC 8785 (JSON Canonicalization
+ * The leaf encoding of docs/protocol.md §5: `leafData` is the UTF-8 of the RFC 8785 (JSON Canonicalization
  * Scheme) form of `{ v: 1, memoryId, owner, createdAt, metadata, contentHash }`, the leaf hash is
  * RFC 9162 §2.1.1 `SHA-256(0x00 ‖ leafData)`, and `contentHash = hex(SHA-256(salt ‖ UTF-8
  * content))` with the memory's 16-byte salt.
@@ -13,7 +13,7 @@ import canonicalizeModule from "canonicalize";
 // export; under NodeNext the default import is that function at runtime.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
-/** The object a memory's leaf commits to (CONTRACT §4). */
+/** The object a memory's leaf commits to (docs/protocol.md §5). */
 export interface LeafData {
   readonly v: 1;
   readonly memoryId: string;
@@ -44,7 +44,7 @@ export function leafHashOf(leafData: LeafData): Hash {
 }
 
 /**
- * CONTRACT §4 content hash: lowercase hex of SHA-256(salt ‖ UTF-8 content).
+ * docs/protocol.md §4 content hash: lowercase hex of SHA-256(salt ‖ UTF-8 content).
  * @param salt the memory's salt (16 bytes; from the bundle's base64 `salt`).
  * @throws TypeError when `salt` is not a Uint8Array or `content` not a string.
  */

@@ -1,6 +1,6 @@
 /**
- * Third-party verification of a memory (spec §1 "A proof for a memory can be checked by anyone
- * against the chain"; CONTRACT §5 "Permissionless check"): recompute the leaf from its data (and
+ * Third-party verification of a memory (docs/protocol.md §4 "A proof for a memory can be checked by anyone
+ * against the chain"; docs/protocol.md §6 "Permissionless check"): recompute the leaf from its data (and
  * the content, when given), read the owner's commitment account from a chain RPC chosen by the
  * verifier, and check the RFC 9162 §2.1.3.2 inclusion proof against the ON-CHAIN root and memory
  * count. Nothing is taken from the memory API except the bundle itself.

@@ -2,7 +2,7 @@
  * verifyBundle and the svc-verify command line against a real chain: the local chain
  * (@svc/local-chain, litesvm with the commitment program) in process on port 0, commitments made
  * with the program's own instructions by a funded authority, and bundles shaped like
- * `GET /memories/:id/proof` (CONTRACT §5) cut from an in-memory RFC 9162 log. VERIFIED for a good
+ * `GET /memories/:id/proof` (docs/protocol.md §6) cut from an in-memory RFC 9162 log. VERIFIED for a good
  * bundle (library and spawned bin); NOT VERIFIED for a tampered proof, tampered content, a stale
  * checkpoint, a wrong program id, a foreign authority, and an owner without an account.
  */

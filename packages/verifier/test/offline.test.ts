@@ -1,5 +1,5 @@
 /**
- * The verifier's offline parts: the CONTRACT §4 leaf encoding (RFC 8785 + RFC 9162 leaf hash),
+ * The verifier's offline parts: the docs/protocol.md §5 leaf encoding (RFC 8785 + RFC 9162 leaf hash),
  * the content hash, the commitment account layout (cross-checked against the program package's
  * decoder), bundle parsing, and the CLI's usage errors (exit 2). Chain-backed verification is in
  * chain.test.ts.
@@ -59,7 +59,7 @@ function bundle(overrides: Record<string, unknown> = {}) {
   };
 }
 
-describe("leaf encoding (CONTRACT §4)", () => {
+describe("leaf encoding (docs/protocol.md §5)", () => {
   it("hashes the RFC 8785 canonical JSON with the 0x00 leaf prefix", () => {
     const text = new TextDecoder().decode(leafDataBytes(leafData));
     // RFC 8785: keys sorted by UTF-16 code units, ES6 number serialisation, no whitespace.
@@ -85,7 +85,7 @@ describe("leaf encoding (CONTRACT §4)", () => {
   });
 });
 
-describe("commitment account (CONTRACT §6, §11)", () => {
+describe("commitment account (docs/protocol.md §7)", () => {
   it("derives the PDA and decodes the 121-byte layout like the program package", () => {
     const programId = new PublicKey(LOCAL_PROGRAM_ID);
     const [pda] = findCommitmentAddress(new PublicKey(owner), programId);

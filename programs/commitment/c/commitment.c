@@ -1,11 +1,13 @@
 /*
  * Commitment program: one account per owner holding the latest Merkle root of that owner's
- * memory log, its memory count and a nonce that advances by one on every commit.
+ * memory log, its memory count and a nonce that advances by one on every commit; and staking:
+ * a vault per owner holding lamports in lots that mature after a lock period fixed once per
+ * deployment by the program's upgrade authority (the stake configuration account).
  *
- * Spec: CONTRACT.md §6 (commitment PDA, commit rules) and §11 (account data layout).
- * Wire format: Anchor 0.30+ (instruction discriminator sha256("global:<name>")[..8], Borsh
- * arguments, account discriminator sha256("account:Commitment")[..8]); the hand-written IDL in
- * ../idl/commitment.json describes exactly this file.
+ * Protocol: docs/protocol.md §7 (commitment PDA, commit rules, account data layout), §11
+ * (staking). Wire format: Anchor 0.30+ (instruction discriminator sha256("global:<name>")[..8],
+ * Borsh arguments, account discriminator sha256("account:<Name>")[..8]); the hand-written IDL
+ * in ../idl/commitment.json and ../src/stake.ts describe exactly this file.
  * ABI: Solana SBPF v0 with the aligned input serialization of the BPF Upgradeable Loader and
  * the C syscall interface (sol_invoke_signed_c & co.), as in the Solana C SDK (sdk/bpf/c).
  *
@@ -19,6 +21,7 @@ typedef unsigned long long u64;
 typedef long long i64;
 
 #define U64_MAX 0xffffffffffffffffULL
+#define I64_MAX 0x7fffffffffffffffLL
 
 /* Custom error codes, returned as the instruction's Custom(n) error. Keep in sync with the IDL. */
 #define ERR_UNAUTHORIZED 6000
@@ -30,6 +33,13 @@ typedef long long i64;
 #define ERR_NOT_ENOUGH_ACCOUNTS 6006
 #define ERR_NONCE_OVERFLOW 6007
 #define ERR_RENT_UNAVAILABLE 6008
+#define ERR_NOTHING_MATURED 6009
+#define ERR_TOO_MANY_LOTS 6010
+#define ERR_WRONG_OWNER 6011
+#define ERR_ZERO_AMOUNT 6012
+#define ERR_ARITHMETIC_OVERFLOW 6013
+#define ERR_INVALID_LOCK_PERIOD 6014
+#define ERR_STAKE_NOT_CONFIGURED 6015
 
 /* Commitment account layout (121 bytes). */
 #define OFF_DISCRIMINATOR 0
@@ -41,9 +51,37 @@ typedef long long i64;
 #define OFF_BUMP 120
 #define COMMITMENT_SIZE 121
 
+/* Stake configuration account layout (49 bytes), PDA ["stake_config"]. */
+#define CONFIG_OFF_AUTHORITY 8
+#define CONFIG_OFF_LOCK_PERIOD 40
+#define CONFIG_OFF_BUMP 48
+#define CONFIG_SIZE 49
+
+/* Stake vault account layout (560 bytes), PDA ["vault", owner]: header, then MAX_LOTS lots of
+ * { amount u64, unlock_at i64 } (the first lot_count in deposit order, the rest zero). */
+#define VAULT_OFF_OWNER 8
+#define VAULT_OFF_BUMP 40
+#define VAULT_OFF_LOT_COUNT 41
+#define VAULT_OFF_LOTS 48
+#define MAX_LOTS 32
+#define VAULT_SIZE (VAULT_OFF_LOTS + MAX_LOTS * 16)
+
+/* Longest accepted lock period: 10 × 365 days, in seconds. */
+#define MAX_LOCK_PERIOD 315360000ULL
+
 /* Instruction data sizes: discriminator plus Borsh arguments. */
 #define INITIALIZE_DATA_LEN (8 + 32)
 #define COMMIT_DATA_LEN (8 + 32 + 8 + 8)
+#define INITIALIZE_STAKE_CONFIG_DATA_LEN (8 + 8)
+#define STAKE_DATA_LEN (8 + 8)
+#define UNSTAKE_DATA_LEN 8
+
+/* UpgradeableLoaderState::ProgramData (bincode): u32 tag 3, slot u64, Option<Pubkey> upgrade
+ * authority (tag byte at 12, key at 13..45), then the ELF. */
+#define PROGRAM_DATA_TAG 3
+#define PROGRAM_DATA_OFF_AUTHORITY_TAG 12
+#define PROGRAM_DATA_OFF_AUTHORITY 13
+#define PROGRAM_DATA_METADATA_SIZE 45
 
 /* Input serialization constants (BPF Upgradeable Loader, aligned ABI). */
 #define MAX_PARSED_ACCOUNTS 4
@@ -104,6 +142,7 @@ extern u64 sol_invoke_signed_c(const SolInstruction *instruction,
                                const SolAccountInfo *account_infos, u64 account_infos_len,
                                const SolSignerSeeds *signers_seeds, u64 signers_seeds_len);
 extern u64 sol_get_rent_sysvar(u8 *rent);
+extern u64 sol_get_clock_sysvar(u64 *clock);
 
 #define LOG(literal) sol_log_((literal), sizeof(literal) - 1)
 
@@ -111,6 +150,18 @@ static const u8 INITIALIZE_DISCRIMINATOR[8] = {0xaf, 0xaf, 0x6d, 0x1f, 0x0d, 0x9
 static const u8 COMMIT_DISCRIMINATOR[8] = {0xdf, 0x8c, 0x8e, 0xa5, 0xe5, 0xd0, 0x9c, 0x4a};
 static const u8 ACCOUNT_DISCRIMINATOR[8] = {0x3d, 0x70, 0x81, 0x80, 0x18, 0x93, 0x4d, 0x57};
 static const u8 SEED_PREFIX[10] = {'c', 'o', 'm', 'm', 'i', 't', 'm', 'e', 'n', 't'};
+static const u8 INITIALIZE_STAKE_CONFIG_DISCRIMINATOR[8] = {0xc4, 0x23, 0x83, 0xae,
+                                                            0xac, 0x28, 0xe9, 0x13};
+static const u8 STAKE_DISCRIMINATOR[8] = {0xce, 0xb0, 0xca, 0x12, 0xc8, 0xd1, 0xb3, 0x6c};
+static const u8 UNSTAKE_DISCRIMINATOR[8] = {0x5a, 0x5f, 0x6b, 0x2a, 0xcd, 0x7c, 0x32, 0xe1};
+static const u8 CONFIG_DISCRIMINATOR[8] = {0xee, 0x97, 0x2b, 0x03, 0x0b, 0x97, 0x3f, 0xb0};
+static const u8 VAULT_DISCRIMINATOR[8] = {0xc0, 0x70, 0x41, 0x7d, 0x81, 0x97, 0xad, 0xe2};
+static const u8 CONFIG_SEED[12] = {'s', 't', 'a', 'k', 'e', '_', 'c', 'o', 'n', 'f', 'i', 'g'};
+static const u8 VAULT_SEED[5] = {'v', 'a', 'u', 'l', 't'};
+/* BPFLoaderUpgradeab1e11111111111111111111111 */
+static const SolPubkey UPGRADEABLE_LOADER_ID = {
+    {0x02, 0xa8, 0xf6, 0x91, 0x4e, 0x88, 0xa1, 0xb0, 0xe2, 0x10, 0x15, 0x3e, 0xf7, 0x63, 0xae, 0x2b,
+     0x00, 0xc2, 0xb9, 0x3d, 0x16, 0xc1, 0x24, 0xd2, 0xc0, 0x53, 0x7a, 0x10, 0x04, 0x80, 0x00, 0x00}};
 
 /* System program instruction tags (bincode u32 LE). */
 #define SYSTEM_CREATE_ACCOUNT 0
@@ -268,7 +319,10 @@ static __attribute__((noinline)) u64 rent_minimum_balance(u64 data_len, u64 *out
   u64 per_byte_year = read_u64_le(rent);
   u64 bits = read_u64_le(rent + 8);
   u64 bytes = ACCOUNT_STORAGE_OVERHEAD + data_len;
-  if (per_byte_year != 0 && bytes > U64_MAX / per_byte_year) {
+  /* Factors of a and b significant bits have a product in [2^(a+b-2), 2^(a+b)): when a + b > 54
+   * it is at least 2^53 (refused below anyway), otherwise it fits in 64 bits. Written without the
+   * `U64_MAX / b` idiom, which clang turns into a 128-bit multiply that BPF cannot call. */
+  if (bit_length(bytes) + bit_length(per_byte_year) > 54) {
     return ERR_RENT_UNAVAILABLE;
   }
   u64 x = bytes * per_byte_year;
@@ -323,27 +377,90 @@ static __attribute__((noinline)) u64 rent_minimum_balance(u64 data_len, u64 *out
 }
 
 /*
- * Invokes the system program with `data`. The account metas are [authority, commitment]
- * (both writable signers; the commitment signs through the PDA seeds) or, when
- * `commitment_only` is set, [commitment].
+ * A system-program call made by a handler whose accounts start [payer, target, ...]: the payer
+ * signed the transaction; the target is a PDA of this program that signs through `seeds`
+ * (NULL: the target does not sign). The system program is ctx->accounts[system_index]; the
+ * account infos passed are ctx->accounts[0..=system_index].
  */
-static __attribute__((noinline)) u64 invoke_system(Context *ctx, const SolSignerSeeds *signer,
+typedef struct {
+  const SolSignerSeeds *seeds;
+  u64 system_index;
+} SystemCall;
+
+/*
+ * Invokes the system program with `data`. The account metas are [payer, target] (both
+ * writable; the payer signs, the target signs when `call->seeds` is set) or, when
+ * `target_only` is set, [target].
+ */
+static __attribute__((noinline)) u64 invoke_system(Context *ctx, const SystemCall *call,
                                                    const u8 *data, u64 data_len,
-                                                   int commitment_only) {
+                                                   int target_only) {
   SolAccountMeta metas[2];
   metas[0].pubkey = ctx->accounts[0].key;
   metas[0].is_writable = 1;
   metas[0].is_signer = 1;
   metas[1].pubkey = ctx->accounts[1].key;
   metas[1].is_writable = 1;
-  metas[1].is_signer = 1;
+  metas[1].is_signer = call->seeds != 0;
   SolInstruction instruction;
-  instruction.program_id = ctx->accounts[2].key;
-  instruction.accounts = commitment_only ? &metas[1] : metas;
-  instruction.account_len = commitment_only ? 1 : 2;
+  instruction.program_id = ctx->accounts[call->system_index].key;
+  instruction.accounts = target_only ? &metas[1] : metas;
+  instruction.account_len = target_only ? 1 : 2;
   instruction.data = data;
   instruction.data_len = data_len;
-  return sol_invoke_signed_c(&instruction, ctx->accounts, 3, signer, 1);
+  return sol_invoke_signed_c(&instruction, ctx->accounts, call->system_index + 1, call->seeds,
+                             call->seeds != 0 ? 1 : 0);
+}
+
+/*
+ * Creates the target PDA (ctx->accounts[1], signing through call->seeds) with `space` zero
+ * bytes, owned by this program and funded by the payer (ctx->accounts[0]) to the rent-exempt
+ * minimum. The target must be a system account without data. An address that someone
+ * pre-funded is topped up, allocated and assigned instead, so a transfer to the address cannot
+ * block the creation; lamports above the minimum stay in the account.
+ */
+static __attribute__((noinline)) u64 create_pda_account(Context *ctx, const SystemCall *call,
+                                                        u64 space) {
+  SolAccountInfo *target = &ctx->accounts[1];
+  if (!bytes_zero(target->owner->x, 32) || target->data_len != 0) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  u64 required = 0;
+  u64 rc = rent_minimum_balance(space, &required);
+  if (rc != 0) {
+    return rc;
+  }
+  if (required == 0) {
+    required = 1; /* as Bank::get_minimum_balance_for_rent_exemption: an account needs lamports */
+  }
+
+  u8 data[52];
+  u64 current = *target->lamports;
+  if (current == 0) {
+    /* CreateAccount { lamports, space, owner } */
+    write_u32_le(data, SYSTEM_CREATE_ACCOUNT);
+    write_u64_le(data + 4, required);
+    write_u64_le(data + 12, space);
+    bytes_copy(data + 20, ctx->program_id->x, 32);
+    return invoke_system(ctx, call, data, 52, 0);
+  }
+  if (current < required) {
+    write_u32_le(data, SYSTEM_TRANSFER);
+    write_u64_le(data + 4, required - current);
+    rc = invoke_system(ctx, call, data, 12, 0);
+    if (rc != 0) {
+      return rc;
+    }
+  }
+  write_u32_le(data, SYSTEM_ALLOCATE);
+  write_u64_le(data + 4, space);
+  rc = invoke_system(ctx, call, data, 12, 1);
+  if (rc != 0) {
+    return rc;
+  }
+  write_u32_le(data, SYSTEM_ASSIGN);
+  bytes_copy(data + 4, ctx->program_id->x, 32);
+  return invoke_system(ctx, call, data, 36, 1);
 }
 
 /*
@@ -387,56 +504,16 @@ static __attribute__((noinline)) u64 process_initialize(Context *ctx) {
   if (key_equal(commitment->owner, ctx->program_id)) {
     return ERR_ALREADY_INITIALIZED;
   }
-  if (!bytes_zero(commitment->owner->x, 32) || commitment->data_len != 0) {
-    return ERR_INVALID_ACCOUNT;
-  }
-
-  u64 required = 0;
-  u64 rc = rent_minimum_balance(COMMITMENT_SIZE, &required);
-  if (rc != 0) {
-    return rc;
-  }
-  if (required == 0) {
-    required = 1; /* as Bank::get_minimum_balance_for_rent_exemption: an account needs lamports */
-  }
 
   SolSignerSeeds signer;
   signer.addr = seeds;
   signer.len = 3;
-  u8 data[52];
-  u64 current = *commitment->lamports;
-  if (current == 0) {
-    /* CreateAccount { lamports, space, owner } */
-    write_u32_le(data, SYSTEM_CREATE_ACCOUNT);
-    write_u64_le(data + 4, required);
-    write_u64_le(data + 12, COMMITMENT_SIZE);
-    bytes_copy(data + 20, ctx->program_id->x, 32);
-    rc = invoke_system(ctx, &signer, data, 52, 0);
-    if (rc != 0) {
-      return rc;
-    }
-  } else {
-    /* Pre-funded address: top up, then Allocate and Assign (what create_account would do). */
-    if (current < required) {
-      write_u32_le(data, SYSTEM_TRANSFER);
-      write_u64_le(data + 4, required - current);
-      rc = invoke_system(ctx, &signer, data, 12, 0);
-      if (rc != 0) {
-        return rc;
-      }
-    }
-    write_u32_le(data, SYSTEM_ALLOCATE);
-    write_u64_le(data + 4, COMMITMENT_SIZE);
-    rc = invoke_system(ctx, &signer, data, 12, 1);
-    if (rc != 0) {
-      return rc;
-    }
-    write_u32_le(data, SYSTEM_ASSIGN);
-    bytes_copy(data + 4, ctx->program_id->x, 32);
-    rc = invoke_system(ctx, &signer, data, 36, 1);
-    if (rc != 0) {
-      return rc;
-    }
+  SystemCall call;
+  call.seeds = &signer;
+  call.system_index = 2;
+  u64 rc = create_pda_account(ctx, &call, COMMITMENT_SIZE);
+  if (rc != 0) {
+    return rc;
   }
 
   u8 *account = commitment->data;
@@ -510,6 +587,342 @@ static __attribute__((noinline)) u64 process_commit(Context *ctx) {
   return 0;
 }
 
+/*
+ * The cluster's unix_timestamp (Clock sysvar: slot, epoch_start_timestamp, epoch,
+ * leader_schedule_epoch, unix_timestamp). sol_get_clock_sysvar returns 0 or aborts the program
+ * (agave `get_sysvar`), so its result carries no information.
+ */
+static i64 clock_unix_timestamp(void) {
+  u64 clock[5];
+  sol_get_clock_sysvar(clock);
+  return (i64)clock[4];
+}
+
+/*
+ * initialize_stake_config(lock_period_seconds: u64)
+ * Accounts: [authority (signer, writable, payer), stake_config PDA ["stake_config"] (writable),
+ * program_data (the loader-v3 ProgramData of this program), system_program].
+ * Only the upgrade authority recorded in ProgramData may call it, once.
+ */
+static __attribute__((noinline)) u64 process_initialize_stake_config(Context *ctx) {
+  if (ctx->data_len != INITIALIZE_STAKE_CONFIG_DATA_LEN) {
+    return ERR_INVALID_INSTRUCTION;
+  }
+  if (ctx->account_count < 4) {
+    return ERR_NOT_ENOUGH_ACCOUNTS;
+  }
+  SolAccountInfo *authority = &ctx->accounts[0];
+  SolAccountInfo *config = &ctx->accounts[1];
+  SolAccountInfo *program_data = &ctx->accounts[2];
+  SolAccountInfo *system_program = &ctx->accounts[3];
+
+  if (!authority->is_signer) {
+    return ERR_UNAUTHORIZED;
+  }
+  if (!authority->is_writable || !bytes_zero(system_program->key->x, 32)) {
+    return ERR_INVALID_ACCOUNT;
+  }
+
+  const u8 *state = program_data->data;
+  if (!key_equal(program_data->owner, &UPGRADEABLE_LOADER_ID) ||
+      program_data->data_len < PROGRAM_DATA_METADATA_SIZE || state[0] != PROGRAM_DATA_TAG ||
+      !bytes_zero(state + 1, 3)) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  SolPubkey expected;
+  u8 bump = 0;
+  SolSignerSeed program_seed;
+  program_seed.addr = ctx->program_id->x;
+  program_seed.len = 32;
+  if (sol_try_find_program_address(&program_seed, 1, &UPGRADEABLE_LOADER_ID, &expected, &bump) !=
+          0 ||
+      !key_equal(&expected, program_data->key)) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  if (state[PROGRAM_DATA_OFF_AUTHORITY_TAG] != 1 ||
+      !bytes_equal(state + PROGRAM_DATA_OFF_AUTHORITY, authority->key->x, 32)) {
+    return ERR_UNAUTHORIZED;
+  }
+
+  u64 lock_period = read_u64_le(ctx->data + 8);
+  if (lock_period == 0 || lock_period > MAX_LOCK_PERIOD) {
+    return ERR_INVALID_LOCK_PERIOD;
+  }
+
+  SolSignerSeed seeds[2];
+  seeds[0].addr = CONFIG_SEED;
+  seeds[0].len = sizeof(CONFIG_SEED);
+  seeds[1].addr = &bump;
+  seeds[1].len = 1;
+  if (sol_try_find_program_address(seeds, 1, ctx->program_id, &expected, &bump) != 0 ||
+      !key_equal(&expected, config->key) || !config->is_writable) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  if (key_equal(config->owner, ctx->program_id)) {
+    return ERR_ALREADY_INITIALIZED;
+  }
+
+  SolSignerSeeds signer;
+  signer.addr = seeds;
+  signer.len = 2;
+  SystemCall call;
+  call.seeds = &signer;
+  call.system_index = 3;
+  u64 rc = create_pda_account(ctx, &call, CONFIG_SIZE);
+  if (rc != 0) {
+    return rc;
+  }
+
+  u8 *account = config->data;
+  bytes_copy(account, CONFIG_DISCRIMINATOR, 8);
+  bytes_copy(account + CONFIG_OFF_AUTHORITY, authority->key->x, 32);
+  write_u64_le(account + CONFIG_OFF_LOCK_PERIOD, lock_period);
+  account[CONFIG_OFF_BUMP] = bump;
+  return 0;
+}
+
+/*
+ * Reads the lock period from the stake configuration account. An initialised configuration is
+ * program-owned, 49 bytes, with its discriminator, at PDA ["stake_config", stored bump]; any
+ * other account at the configuration's address gives StakeNotConfigured, any other address
+ * InvalidAccount.
+ */
+static __attribute__((noinline)) u64 stake_lock_period(Context *ctx, const SolAccountInfo *config,
+                                                        u64 *lock_period) {
+  const u8 *account = config->data;
+  SolPubkey expected;
+  if (key_equal(config->owner, ctx->program_id) && config->data_len == CONFIG_SIZE &&
+      bytes_equal(account, CONFIG_DISCRIMINATOR, 8)) {
+    SolSignerSeed seeds[2];
+    seeds[0].addr = CONFIG_SEED;
+    seeds[0].len = sizeof(CONFIG_SEED);
+    seeds[1].addr = account + CONFIG_OFF_BUMP;
+    seeds[1].len = 1;
+    if (sol_create_program_address(seeds, 2, ctx->program_id, &expected) != 0 ||
+        !key_equal(&expected, config->key)) {
+      return ERR_INVALID_ACCOUNT;
+    }
+    *lock_period = read_u64_le(account + CONFIG_OFF_LOCK_PERIOD);
+    return 0;
+  }
+  SolSignerSeed seed;
+  seed.addr = CONFIG_SEED;
+  seed.len = sizeof(CONFIG_SEED);
+  u8 bump = 0;
+  if (sol_try_find_program_address(&seed, 1, ctx->program_id, &expected, &bump) == 0 &&
+      key_equal(&expected, config->key)) {
+    return ERR_STAKE_NOT_CONFIGURED;
+  }
+  return ERR_INVALID_ACCOUNT;
+}
+
+/*
+ * Checks that the program-owned `vault` is the stake vault of the signer `owner`: 560 bytes
+ * with the vault discriminator and at most MAX_LOTS lots (else InvalidAccount), its stored
+ * owner is the signer and its key is PDA ["vault", signer, stored bump] (else WrongOwner).
+ */
+static __attribute__((noinline)) u64 check_vault(Context *ctx, const SolAccountInfo *vault,
+                                                 const SolAccountInfo *owner) {
+  const u8 *account = vault->data;
+  if (!key_equal(vault->owner, ctx->program_id) || vault->data_len != VAULT_SIZE ||
+      !bytes_equal(account, VAULT_DISCRIMINATOR, 8) || account[VAULT_OFF_LOT_COUNT] > MAX_LOTS) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  if (!bytes_equal(account + VAULT_OFF_OWNER, owner->key->x, 32)) {
+    return ERR_WRONG_OWNER;
+  }
+  SolPubkey expected;
+  SolSignerSeed seeds[3];
+  seeds[0].addr = VAULT_SEED;
+  seeds[0].len = sizeof(VAULT_SEED);
+  seeds[1].addr = owner->key->x;
+  seeds[1].len = 32;
+  seeds[2].addr = account + VAULT_OFF_BUMP;
+  seeds[2].len = 1;
+  if (sol_create_program_address(seeds, 3, ctx->program_id, &expected) != 0 ||
+      !key_equal(&expected, vault->key)) {
+    return ERR_WRONG_OWNER;
+  }
+  return 0;
+}
+
+/*
+ * Creates the stake vault of the signer (ctx->accounts[0], payer) at ctx->accounts[1], which
+ * must be PDA ["vault", signer] (else WrongOwner), with no lots. The system program is
+ * ctx->accounts[3].
+ */
+static __attribute__((noinline)) u64 create_vault(Context *ctx) {
+  SolAccountInfo *owner = &ctx->accounts[0];
+  SolAccountInfo *vault = &ctx->accounts[1];
+  SolPubkey expected;
+  u8 bump = 0;
+  SolSignerSeed seeds[3];
+  seeds[0].addr = VAULT_SEED;
+  seeds[0].len = sizeof(VAULT_SEED);
+  seeds[1].addr = owner->key->x;
+  seeds[1].len = 32;
+  seeds[2].addr = &bump;
+  seeds[2].len = 1;
+  if (sol_try_find_program_address(seeds, 2, ctx->program_id, &expected, &bump) != 0 ||
+      !key_equal(&expected, vault->key)) {
+    return ERR_WRONG_OWNER;
+  }
+  SolSignerSeeds signer;
+  signer.addr = seeds;
+  signer.len = 3;
+  SystemCall call;
+  call.seeds = &signer;
+  call.system_index = 3;
+  u64 rc = create_pda_account(ctx, &call, VAULT_SIZE);
+  if (rc != 0) {
+    return rc;
+  }
+  u8 *account = vault->data;
+  bytes_copy(account, VAULT_DISCRIMINATOR, 8);
+  bytes_copy(account + VAULT_OFF_OWNER, owner->key->x, 32);
+  account[VAULT_OFF_BUMP] = bump;
+  account[VAULT_OFF_LOT_COUNT] = 0;
+  return 0;
+}
+
+/*
+ * stake(amount: u64)
+ * Accounts: [owner (signer, writable, payer), vault PDA ["vault", owner] (writable),
+ * stake_config PDA, system_program].
+ * Creates the vault on first use, moves `amount` lamports from the owner into the vault with a
+ * system Transfer and appends the lot { amount, unlock_at = now + lock period }.
+ */
+static __attribute__((noinline)) u64 process_stake(Context *ctx) {
+  if (ctx->data_len != STAKE_DATA_LEN) {
+    return ERR_INVALID_INSTRUCTION;
+  }
+  if (ctx->account_count < 4) {
+    return ERR_NOT_ENOUGH_ACCOUNTS;
+  }
+  SolAccountInfo *owner = &ctx->accounts[0];
+  SolAccountInfo *vault = &ctx->accounts[1];
+  SolAccountInfo *config = &ctx->accounts[2];
+  SolAccountInfo *system_program = &ctx->accounts[3];
+
+  if (!owner->is_signer) {
+    return ERR_UNAUTHORIZED;
+  }
+  if (!owner->is_writable || !vault->is_writable || !bytes_zero(system_program->key->x, 32)) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  u64 amount = read_u64_le(ctx->data + 8);
+  if (amount == 0) {
+    return ERR_ZERO_AMOUNT;
+  }
+  u64 lock_period = 0;
+  u64 rc = stake_lock_period(ctx, config, &lock_period);
+  if (rc != 0) {
+    return rc;
+  }
+  i64 now = clock_unix_timestamp();
+  if (now > I64_MAX - (i64)lock_period) {
+    return ERR_ARITHMETIC_OVERFLOW;
+  }
+  i64 unlock_at = now + (i64)lock_period;
+
+  if (key_equal(vault->owner, ctx->program_id)) {
+    rc = check_vault(ctx, vault, owner);
+  } else {
+    rc = create_vault(ctx);
+  }
+  if (rc != 0) {
+    return rc;
+  }
+  u8 *account = vault->data;
+  u64 count = account[VAULT_OFF_LOT_COUNT];
+  if (count >= MAX_LOTS) {
+    return ERR_TOO_MANY_LOTS;
+  }
+
+  /* Transfer { lamports } from the owner (a transaction signer) to the vault. */
+  u8 data[12];
+  write_u32_le(data, SYSTEM_TRANSFER);
+  write_u64_le(data + 4, amount);
+  SystemCall call;
+  call.seeds = 0;
+  call.system_index = 3;
+  rc = invoke_system(ctx, &call, data, sizeof(data), 0);
+  if (rc != 0) {
+    return rc;
+  }
+
+  /* Account data is 8-byte aligned in the input, and so is every lot. */
+  u64 *lot = (u64 *)(account + VAULT_OFF_LOTS) + 2 * count;
+  lot[0] = amount;
+  lot[1] = (u64)unlock_at;
+  account[VAULT_OFF_LOT_COUNT] = (u8)(count + 1);
+  return 0;
+}
+
+/*
+ * unstake()
+ * Accounts: [owner (signer, writable), vault PDA ["vault", owner] (writable)].
+ * Pays every lot with unlock_at <= now from the vault's lamports to the owner, keeps the other
+ * lots in order and zeroes the freed slots. Only lot amounts leave the vault, so it keeps its
+ * rent-exempt reserve. A failed instruction's writes are discarded by the runtime.
+ */
+static __attribute__((noinline)) u64 process_unstake(Context *ctx) {
+  if (ctx->data_len != UNSTAKE_DATA_LEN) {
+    return ERR_INVALID_INSTRUCTION;
+  }
+  if (ctx->account_count < 2) {
+    return ERR_NOT_ENOUGH_ACCOUNTS;
+  }
+  SolAccountInfo *owner = &ctx->accounts[0];
+  SolAccountInfo *vault = &ctx->accounts[1];
+
+  if (!owner->is_signer) {
+    return ERR_UNAUTHORIZED;
+  }
+  if (!owner->is_writable || !vault->is_writable) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  u64 rc = check_vault(ctx, vault, owner);
+  if (rc != 0) {
+    return rc;
+  }
+
+  i64 now = clock_unix_timestamp();
+  u8 *account = vault->data;
+  u64 count = account[VAULT_OFF_LOT_COUNT];
+  u64 *lots = (u64 *)(account + VAULT_OFF_LOTS);
+  u64 total = 0;
+  u64 kept = 0;
+  for (u64 i = 0; i < count; i++) {
+    u64 amount = lots[2 * i];
+    u64 unlock_at = lots[2 * i + 1];
+    if ((i64)unlock_at <= now) {
+      if (amount > U64_MAX - total) {
+        return ERR_ARITHMETIC_OVERFLOW;
+      }
+      total += amount;
+    } else {
+      lots[2 * kept] = amount;
+      lots[2 * kept + 1] = unlock_at;
+      kept++;
+    }
+  }
+  if (kept == count) {
+    return ERR_NOTHING_MATURED;
+  }
+  for (u64 i = 2 * kept; i < 2 * count; i++) {
+    lots[i] = 0;
+  }
+  account[VAULT_OFF_LOT_COUNT] = (u8)kept;
+
+  if (*vault->lamports < total || *owner->lamports > U64_MAX - total) {
+    return ERR_ARITHMETIC_OVERFLOW;
+  }
+  *vault->lamports -= total;
+  *owner->lamports += total;
+  return 0;
+}
+
 u64 entrypoint(u8 *input) {
   Context ctx;
   deserialize(input, &ctx);
@@ -523,6 +936,18 @@ u64 entrypoint(u8 *input) {
   if (bytes_equal(ctx.data, COMMIT_DISCRIMINATOR, 8)) {
     LOG("Instruction: Commit");
     return process_commit(&ctx);
+  }
+  if (bytes_equal(ctx.data, INITIALIZE_STAKE_CONFIG_DISCRIMINATOR, 8)) {
+    LOG("Instruction: InitializeStakeConfig");
+    return process_initialize_stake_config(&ctx);
+  }
+  if (bytes_equal(ctx.data, STAKE_DISCRIMINATOR, 8)) {
+    LOG("Instruction: Stake");
+    return process_stake(&ctx);
+  }
+  if (bytes_equal(ctx.data, UNSTAKE_DISCRIMINATOR, 8)) {
+    LOG("Instruction: Unstake");
+    return process_unstake(&ctx);
   }
   return ERR_INVALID_INSTRUCTION;
 }

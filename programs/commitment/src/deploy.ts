@@ -22,12 +22,9 @@ import {
   TransactionInstruction,
 } from "@solana/web3.js";
 import { FailedTransactionMetadata, type LiteSVM } from "litesvm";
-import { programSoPath } from "./program.js";
+import { BPF_UPGRADEABLE_LOADER_ID, programSoPath } from "./program.js";
 
-/** The BPF Upgradeable Loader (loader-v3) program id. */
-export const BPF_UPGRADEABLE_LOADER_ID = new PublicKey(
-  "BPFLoaderUpgradeab1e11111111111111111111111",
-);
+export { BPF_UPGRADEABLE_LOADER_ID };
 
 /** UpgradeableLoaderState::size_of_buffer_metadata(): enum tag u32 + Option<Pubkey>. */
 const BUFFER_METADATA_SIZE = 37;
@@ -120,8 +117,8 @@ function send(
  * invoked in the transactions that follow (litesvm applies the deployment at once).
  *
  * Shapes: `svm` needs the default builtins and sysvars (`new LiteSVM()`); `payer` must hold
- * enough lamports for two rent-exempt accounts of about the ELF size plus fees (≈ 0.12 SOL for
- * the 8 KiB commitment program).
+ * enough lamports for two rent-exempt accounts of about the ELF size plus fees (≈ 0.23 SOL for
+ * the 16 KiB commitment program).
  *
  * @throws TypeError if `chunkSize` is not an integer in 1..1000 or `maxDataLen` is smaller
  *   than the ELF; Error if `programId` already holds an account.

@@ -1,18 +1,12 @@
 /**
  * @svc/commitment-program: the on-chain commitment program (C, SBPF v0) and what clients
  * need to use it: the committed ELF path, the local program id, the Anchor IDL, the wire
- * format and a real-loader deployment helper for litesvm.
- * Source: CONTRACT.md §6 and §11; programs/commitment/README.md.
+ * format of commitments and stake vaults. The real-loader deployment helper for litesvm is the
+ * separate entry point `@svc/commitment-program/deploy` (it loads litesvm's native module).
+ * Source: docs/protocol.md §7 and §1; programs/commitment/README.md.
  * @module
  */
 
-export {
-  BPF_UPGRADEABLE_LOADER_ID,
-  type DeployedProgram,
-  type DeployOptions,
-  deployCommitmentProgram,
-  ProgramDeployError,
-} from "./deploy.js";
 export { commitmentIdl, idlFor } from "./idl.js";
 export {
   COMMIT_DISCRIMINATOR,
@@ -32,4 +26,37 @@ export {
   type InitializeInstructionArgs,
   InvalidCommitmentDataError,
 } from "./layout.js";
-export { LOCAL_PROGRAM_ID, programSoPath } from "./program.js";
+export { BPF_UPGRADEABLE_LOADER_ID, LOCAL_PROGRAM_ID, programSoPath } from "./program.js";
+export {
+  createInitializeStakeConfigInstruction,
+  createStakeInstruction,
+  createUnstakeInstruction,
+  decodeStakeConfig,
+  decodeStakeVault,
+  decodeStakingInstruction,
+  findProgramDataAddress,
+  findStakeConfigAddress,
+  findVaultAddress,
+  INITIALIZE_STAKE_CONFIG_DISCRIMINATOR,
+  type InitializeStakeConfigArgs,
+  InvalidStakeDataError,
+  MAX_LOCK_PERIOD_SECONDS,
+  MAX_STAKE_LOTS,
+  STAKE_CONFIG_ACCOUNT_DISCRIMINATOR,
+  STAKE_CONFIG_ACCOUNT_SIZE,
+  STAKE_CONFIG_LAYOUT,
+  STAKE_CONFIG_SEED,
+  STAKE_DISCRIMINATOR,
+  STAKE_LOT_SIZE,
+  STAKE_VAULT_ACCOUNT_DISCRIMINATOR,
+  STAKE_VAULT_ACCOUNT_SIZE,
+  STAKE_VAULT_LAYOUT,
+  type StakeConfigAccount,
+  type StakeInstructionArgs,
+  type StakeLot,
+  type StakeVaultAccount,
+  type StakingInstruction,
+  UNSTAKE_DISCRIMINATOR,
+  type UnstakeInstructionArgs,
+  VAULT_SEED,
+} from "./stake.js";

@@ -1,7 +1,7 @@
 /**
  * Wire format of the commitment program: Anchor discriminators, the 121-byte account layout,
  * the error codes, the PDA derivation and raw instruction builders (no Anchor needed).
- * Source: CONTRACT.md §6 and §11; Anchor discriminators sha256("global:<ix>")[..8] and
+ * Source: docs/protocol.md §7; Anchor discriminators sha256("global:<ix>")[..8] and
  * sha256("account:<Name>")[..8]; Borsh encoding (u64 little-endian, fixed arrays verbatim).
  * @module
  */
@@ -58,6 +58,20 @@ export const CommitmentErrorCode = Object.freeze({
   NonceOverflow: 6007,
   /** The rent sysvar could not be read or gives no finite threshold. */
   RentUnavailable: 6008,
+  /** unstake with no lot whose unlockAt ≤ the chain clock. */
+  NothingMatured: 6009,
+  /** stake into a vault that already holds MAX_STAKE_LOTS lots. */
+  TooManyLots: 6010,
+  /** The vault is not the signer's own PDA ["vault", signer], or records another owner. */
+  WrongOwner: 6011,
+  /** stake of 0 lamports. */
+  ZeroAmount: 6012,
+  /** A sum or the unlock time would overflow 64 bits. */
+  ArithmeticOverflow: 6013,
+  /** Lock period 0 or above MAX_LOCK_PERIOD_SECONDS. */
+  InvalidLockPeriod: 6014,
+  /** stake before initialize_stake_config. */
+  StakeNotConfigured: 6015,
 } as const);
 
 /** Name of a commitment program error. */
@@ -93,7 +107,7 @@ function u64le(value: bigint, name: string): Buffer {
 
 /**
  * Derives the commitment PDA of `owner`: seeds ["commitment", owner bytes] under `programId`.
- * Returns [address, bump]. Source: CONTRACT.md §6.
+ * Returns [address, bump]. Source: docs/protocol.md §7.
  */
 export function findCommitmentAddress(owner: PublicKey, programId: PublicKey): [PublicKey, number] {
   return PublicKey.findProgramAddressSync(
@@ -104,7 +118,7 @@ export function findCommitmentAddress(owner: PublicKey, programId: PublicKey): [
 
 /**
  * Decodes commitment account data (exactly 121 bytes, starting with the account
- * discriminator). Source: CONTRACT.md §11.
+ * discriminator). Source: docs/protocol.md §7.
  * @throws InvalidCommitmentDataError on a wrong length or discriminator.
  */
 export function decodeCommitment(data: Uint8Array): CommitmentAccount {
@@ -136,6 +150,8 @@ export interface InitializeInstructionArgs {
   /** Signer, payer and future authority of the commitment. */
   readonly authority: PublicKey;
   readonly owner: PublicKey;
+  /** The owner's commitment PDA when the caller has it memoized (else derived here). */
+  readonly commitment?: PublicKey;
 }
 
 /**
@@ -146,7 +162,7 @@ export interface InitializeInstructionArgs {
 export function createInitializeInstruction(
   args: InitializeInstructionArgs,
 ): TransactionInstruction {
-  const [commitment] = findCommitmentAddress(args.owner, args.programId);
+  const commitment = args.commitment ?? findCommitmentAddress(args.owner, args.programId)[0];
   return new TransactionInstruction({
     programId: args.programId,
     keys: [
@@ -171,6 +187,8 @@ export interface CommitInstructionArgs {
   readonly memoryCount: bigint;
   /** u64, must equal the stored nonce. */
   readonly expectedNonce: bigint;
+  /** The owner's commitment PDA when the caller has it memoized (else derived here). */
+  readonly commitment?: PublicKey;
 }
 
 /**
@@ -182,7 +200,7 @@ export function createCommitInstruction(args: CommitInstructionArgs): Transactio
   if (!(args.root instanceof Uint8Array) || args.root.length !== 32) {
     throw new RangeError(`root must be 32 bytes, got ${args.root?.length}`);
   }
-  const [commitment] = findCommitmentAddress(args.owner, args.programId);
+  const commitment = args.commitment ?? findCommitmentAddress(args.owner, args.programId)[0];
   return new TransactionInstruction({
     programId: args.programId,
     keys: [

@@ -5,6 +5,7 @@
  */
 
 import { fileURLToPath } from "node:url";
+import { PublicKey } from "@solana/web3.js";
 
 /**
  * Program id under which the embedded local chain (apps/local-chain) deploys the commitment
@@ -17,3 +18,8 @@ export const LOCAL_PROGRAM_ID = "J51ibhpr3HHMXSvELsAC5jeB6R9ik3KR4fCYTEZdGYvz";
  * (built by build.sh, checked by verify-build.sh).
  */
 export const programSoPath: string = fileURLToPath(new URL("../commitment.so", import.meta.url));
+
+/** The BPF Upgradeable Loader (loader-v3) program id: owner of deployed programs' ProgramData. */
+export const BPF_UPGRADEABLE_LOADER_ID = new PublicKey(
+  "BPFLoaderUpgradeab1e11111111111111111111111",
+);

@@ -1,8 +1,9 @@
 /**
  * The hand-written IDL against the program: an @coral-xyz/anchor 0.32 `Program` built from it
- * produces the instructions the C program accepts, its coder decodes the account, its error
- * table translates the program's custom errors, and every constant matches the wire format.
- * Source: Anchor 0.30+ IDL spec; CONTRACT.md §6 and §11.
+ * produces the instructions the C program accepts (commitments and staking), its coder decodes
+ * the accounts, its error table translates the program's custom errors, and every constant
+ * matches the wire format.
+ * Source: Anchor 0.30+ IDL spec; docs/protocol.md §7, §11 and §1.
  * @module
  */
 
@@ -19,11 +20,25 @@ import {
   commitmentIdl,
   createCommitInstruction,
   createInitializeInstruction,
+  createInitializeStakeConfigInstruction,
+  createStakeInstruction,
+  createUnstakeInstruction,
   decodeCommitment,
+  decodeStakeVault,
   findCommitmentAddress,
+  findProgramDataAddress,
+  findVaultAddress,
   INITIALIZE_DISCRIMINATOR,
+  INITIALIZE_STAKE_CONFIG_DISCRIMINATOR,
   idlFor,
   LOCAL_PROGRAM_ID,
+  MAX_STAKE_LOTS,
+  STAKE_CONFIG_ACCOUNT_DISCRIMINATOR,
+  STAKE_CONFIG_ACCOUNT_SIZE,
+  STAKE_DISCRIMINATOR,
+  STAKE_VAULT_ACCOUNT_DISCRIMINATOR,
+  STAKE_VAULT_ACCOUNT_SIZE,
+  UNSTAKE_DISCRIMINATOR,
 } from "../src/index.js";
 import {
   assertSuccess,
@@ -31,7 +46,9 @@ import {
   deployedHarness,
   fundedKeypair,
   type Harness,
+  type SendResult,
   send,
+  setUnixTimestamp,
 } from "./harness.js";
 
 function sha256Prefix(preimage: string): number[] {
@@ -43,11 +60,25 @@ describe("IDL constants", () => {
     expect([...INITIALIZE_DISCRIMINATOR]).toEqual(sha256Prefix("global:initialize"));
     expect([...COMMIT_DISCRIMINATOR]).toEqual(sha256Prefix("global:commit"));
     expect([...COMMITMENT_ACCOUNT_DISCRIMINATOR]).toEqual(sha256Prefix("account:Commitment"));
+    expect([...INITIALIZE_STAKE_CONFIG_DISCRIMINATOR]).toEqual(
+      sha256Prefix("global:initialize_stake_config"),
+    );
+    expect([...STAKE_DISCRIMINATOR]).toEqual(sha256Prefix("global:stake"));
+    expect([...UNSTAKE_DISCRIMINATOR]).toEqual(sha256Prefix("global:unstake"));
+    expect([...STAKE_CONFIG_ACCOUNT_DISCRIMINATOR]).toEqual(sha256Prefix("account:StakeConfig"));
+    expect([...STAKE_VAULT_ACCOUNT_DISCRIMINATOR]).toEqual(sha256Prefix("account:StakeVault"));
     const byName = new Map(commitmentIdl.instructions.map((ix) => [ix.name, ix.discriminator]));
-    expect(byName.get("initialize")).toEqual(sha256Prefix("global:initialize"));
-    expect(byName.get("commit")).toEqual(sha256Prefix("global:commit"));
+    expect(Object.fromEntries(byName)).toEqual({
+      initialize: sha256Prefix("global:initialize"),
+      commit: sha256Prefix("global:commit"),
+      initialize_stake_config: sha256Prefix("global:initialize_stake_config"),
+      stake: sha256Prefix("global:stake"),
+      unstake: sha256Prefix("global:unstake"),
+    });
     expect(commitmentIdl.accounts).toEqual([
       { name: "Commitment", discriminator: sha256Prefix("account:Commitment") },
+      { name: "StakeConfig", discriminator: sha256Prefix("account:StakeConfig") },
+      { name: "StakeVault", discriminator: sha256Prefix("account:StakeVault") },
     ]);
   });
 
@@ -70,6 +101,27 @@ describe("IDL constants", () => {
       bump: 0,
     });
     expect(8 + encoded.length).toBe(COMMITMENT_ACCOUNT_SIZE);
+  });
+
+  test("the StakeConfig and StakeVault types encode to the account sizes", () => {
+    const program = new Program(commitmentIdl, offlineProvider());
+    const config = program.coder.types.encode("stakeConfig", {
+      authority: PublicKey.default,
+      lockPeriodSeconds: new BN(0),
+      bump: 0,
+    });
+    expect(8 + config.length).toBe(STAKE_CONFIG_ACCOUNT_SIZE);
+    const vault = program.coder.types.encode("stakeVault", {
+      owner: PublicKey.default,
+      bump: 0,
+      lotCount: 0,
+      padding: new Array(6).fill(0),
+      lots: Array.from({ length: MAX_STAKE_LOTS }, () => ({
+        amount: new BN(0),
+        unlockAt: new BN(0),
+      })),
+    });
+    expect(8 + vault.length).toBe(STAKE_VAULT_ACCOUNT_SIZE);
   });
 
   test("idlFor returns a copy with another address and leaves the original alone", () => {
@@ -95,18 +147,34 @@ describe("Anchor client on the deployed program", () => {
   let h: Harness;
   let authority: Keypair;
   let program: Program<Idl>;
-  let methods: { initialize: MethodBuilder; commit: MethodBuilder };
+  let methods: {
+    initialize: MethodBuilder;
+    commit: MethodBuilder;
+    initializeStakeConfig: MethodBuilder;
+    stake: MethodBuilder;
+    unstake: MethodBuilder;
+  };
 
   beforeAll(() => {
     h = deployedHarness();
     authority = fundedKeypair(h.svm);
     program = new Program(idlFor(h.programId.toBase58()), offlineProvider(authority.publicKey));
-    const { initialize, commit } = program.methods;
-    if (!initialize || !commit) {
-      throw new Error("the IDL must define initialize and commit");
+    const { initialize, commit, initializeStakeConfig, stake, unstake } = program.methods;
+    if (!initialize || !commit || !initializeStakeConfig || !stake || !unstake) {
+      throw new Error(
+        "the IDL must define initialize, commit, initializeStakeConfig, stake, unstake",
+      );
     }
-    methods = { initialize, commit };
+    methods = { initialize, commit, initializeStakeConfig, stake, unstake };
   });
+
+  /** Anchor's ProgramError for a failed transaction, through the IDL's error table. */
+  function translated(result: SendResult): { code: number; msg: string } {
+    const logs = result instanceof FailedTransactionMetadata ? result.meta().logs() : [];
+    const failure = new Error(logs.find((line) => line.includes("custom program error")));
+    const idlErrors = new Map((program.idl.errors ?? []).map((e) => [e.code, e.msg ?? ""]));
+    return translateError(Object.assign(failure, { logs }), idlErrors);
+  }
 
   test("initialize and commit built by Anchor run, and the coder decodes the account", async () => {
     const owner = Keypair.generate().publicKey;
@@ -168,12 +236,70 @@ describe("Anchor client on the deployed program", () => {
     const result = send(h.svm, authority, [stale]);
     expect(result).toBeInstanceOf(FailedTransactionMetadata);
     expect(customErrorCode(result)).toBe(CommitmentErrorCode.NonceMismatch);
+    const error = translated(result);
+    expect(error.code).toBe(6002);
+    expect(error.msg).toBe("expected_nonce does not match the stored nonce");
+  });
 
-    const logs = result instanceof FailedTransactionMetadata ? result.meta().logs() : [];
-    const failure = new Error(logs.find((line) => line.includes("custom program error")));
-    const idlErrors = new Map((program.idl.errors ?? []).map((e) => [e.code, e.msg ?? ""]));
-    const translated = translateError(Object.assign(failure, { logs }), idlErrors);
-    expect(translated.code).toBe(6002);
-    expect(translated.msg).toBe("expected_nonce does not match the stored nonce");
+  test("staking built by Anchor runs, the coder decodes the vault, errors translate", async () => {
+    const lockPeriodSeconds = 60n;
+    const configIx = await methods
+      .initializeStakeConfig(new BN(lockPeriodSeconds.toString()))
+      .accounts({ authority: h.payer.publicKey, programData: findProgramDataAddress(h.programId) })
+      .instruction();
+    expect(configIx).toEqual(
+      createInitializeStakeConfigInstruction({
+        programId: h.programId,
+        authority: h.payer.publicKey,
+        lockPeriodSeconds,
+      }),
+    );
+    assertSuccess(send(h.svm, h.payer, [configIx]));
+
+    const amount = 900_000n;
+    const stakeIx = await methods
+      .stake(new BN(amount.toString()))
+      .accounts({ owner: authority.publicKey })
+      .instruction();
+    expect(stakeIx).toEqual(
+      createStakeInstruction({
+        programId: h.programId,
+        owner: authority.publicKey,
+        amountLamports: amount,
+      }),
+    );
+    assertSuccess(send(h.svm, authority, [stakeIx]));
+
+    const [vault, bump] = findVaultAddress(authority.publicKey, h.programId);
+    const data = Buffer.from(h.svm.getAccount(vault)?.data ?? []);
+    const decoded = program.coder.accounts.decode("stakeVault", data);
+    const unlockAt = h.svm.getClock().unixTimestamp + lockPeriodSeconds;
+    expect(decoded.owner.equals(authority.publicKey)).toBe(true);
+    expect(decoded.bump).toBe(bump);
+    expect(decoded.lotCount).toBe(1);
+    expect(decoded.lots).toHaveLength(MAX_STAKE_LOTS);
+    expect(decoded.lots[0].amount.toString()).toBe(amount.toString());
+    expect(decoded.lots[0].unlockAt.toString()).toBe(unlockAt.toString());
+    expect(decoded.lots[1].amount.toString()).toBe("0");
+    expect(decodeStakeVault(data).lots).toEqual([{ amountLamports: amount, unlockAt }]);
+
+    const unstakeIx = await methods
+      .unstake()
+      .accounts({ owner: authority.publicKey })
+      .instruction();
+    expect(unstakeIx).toEqual(
+      createUnstakeInstruction({ programId: h.programId, owner: authority.publicKey }),
+    );
+    const early = send(h.svm, authority, [unstakeIx]);
+    expect(customErrorCode(early)).toBe(CommitmentErrorCode.NothingMatured);
+    expect(translated(early)).toMatchObject({ code: 6009, msg: "no stake lot has matured yet" });
+
+    setUnixTimestamp(h.svm, unlockAt);
+    assertSuccess(send(h.svm, authority, [unstakeIx]));
+    const emptied = program.coder.accounts.decode(
+      "stakeVault",
+      Buffer.from(h.svm.getAccount(vault)?.data ?? []),
+    );
+    expect(emptied.lotCount).toBe(0);
   });
 });

@@ -10,12 +10,11 @@ import { readFileSync } from "node:fs";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { LiteSVM } from "litesvm";
 import { describe, expect, test } from "vitest";
+import { deployCommitmentProgram, ProgramDeployError } from "../src/deploy.js";
 import {
   BPF_UPGRADEABLE_LOADER_ID,
   createInitializeInstruction,
-  deployCommitmentProgram,
   LOCAL_PROGRAM_ID,
-  ProgramDeployError,
   programSoPath,
 } from "../src/index.js";
 import { assertSuccess, FUNDING, fundedKeypair, send } from "./harness.js";

@@ -2,7 +2,7 @@
  * Property test: random instruction data and random account lists sent by anyone but the
  * authority never change an existing commitment account and never break the harness (every
  * transaction yields a result: success or a transaction error).
- * Source: CONTRACT.md §6 (only the authority's signed, well-formed commit changes the state).
+ * Source: docs/protocol.md §7 (only the authority's signed, well-formed commit changes the state).
  * @module
  */
 

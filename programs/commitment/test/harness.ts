@@ -1,6 +1,7 @@
 /**
  * Test harness: a litesvm instance with the committed commitment program deployed through the
- * real BPF Upgradeable Loader, plus helpers to send transactions and read custom error codes.
+ * real BPF Upgradeable Loader, plus helpers to send transactions, read custom error codes,
+ * configure staking and move the cluster clock.
  * Source: litesvm 0.8 API (web3.js v1 types).
  * @module
  */
@@ -10,6 +11,7 @@ import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "li
 import { deployCommitmentProgram } from "../src/deploy.js";
 import { createInitializeInstruction, findCommitmentAddress } from "../src/layout.js";
 import { LOCAL_PROGRAM_ID } from "../src/program.js";
+import { createInitializeStakeConfigInstruction } from "../src/stake.js";
 
 export type SendResult = TransactionMetadata | FailedTransactionMetadata;
 
@@ -104,4 +106,24 @@ export function snapshot(svm: LiteSVM, address: PublicKey): { data: Buffer; lamp
     throw new Error(`no account at ${address.toBase58()}`);
   }
   return { data: Buffer.from(account.data), lamports: account.lamports };
+}
+
+/** Initializes the stake configuration with the upgrade authority (the harness payer). */
+export function initializeStakeConfig(harness: Harness, lockPeriodSeconds: bigint): void {
+  assertSuccess(
+    send(harness.svm, harness.payer, [
+      createInitializeStakeConfigInstruction({
+        programId: harness.programId,
+        authority: harness.payer.publicKey,
+        lockPeriodSeconds,
+      }),
+    ]),
+  );
+}
+
+/** Sets the clock sysvar's unix_timestamp (seconds), leaving slot and epoch as they are. */
+export function setUnixTimestamp(svm: LiteSVM, unixTimestamp: bigint): void {
+  const clock = svm.getClock();
+  clock.unixTimestamp = unixTimestamp;
+  svm.setClock(clock);
 }

@@ -1,7 +1,7 @@
 /**
  * Behaviour of the deployed commitment program (initialize, commit and every refusal), run in
  * litesvm after a real BPF Upgradeable Loader deployment.
- * Source: CONTRACT.md §6 and §11; the issue's instruction and error list.
+ * Source: docs/protocol.md §7 and §1; the issue's instruction and error list.
  * @module
  */
 

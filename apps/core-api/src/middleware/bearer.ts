@@ -1,35 +1,56 @@
 /**
- * Bearer authentication (spec §5 "Resolving a bearer token"): resolves `Authorization: Bearer`
+ * Bearer authentication (docs/protocol.md §3 "Resolving a bearer token"): resolves `Authorization: Bearer`
  * to the user once per request and stores it in `c.var.auth`; route handlers never load the user
- * or its wrapped data key again.
+ * or its wrapped data key again. Every authenticated request is then counted against its
+ * credential's rate limit (docs/protocol.md §12).
  * @module
  */
-import { resolveBearer } from "@svc/auth";
+import { type AuthContext, AuthError, resolveBearer } from "@svc/auth";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../context.js";
 import { ApiError } from "../errors.js";
 
-/** Requires a valid session JWT or API key. */
+/**
+ * Requires a valid session JWT or API key, then charges the credential's rate limit: an API key
+ * by its id, a wallet session by its user (the JWT's subject), so a user's sessions share one
+ * count and each API key has its own.
+ * A missing or failed credential is counted against the client address's unauthenticated limit.
+ * @throws ApiError `unauthorized` (401) without a valid credential; `rate_limited` (429) past the
+ *   credential's limit, or past the client address's limit for failed credentials.
+ */
 export function requireAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1]) {
+      await c.var.rateLimits.chargeClientIp(c);
       throw new ApiError("unauthorized", "missing bearer token");
     }
-    c.set(
-      "auth",
-      await resolveBearer(
+    let auth: AuthContext;
+    try {
+      auth = await resolveBearer(
         { db: deps.db, secret: deps.config.jwtSecret, clock: deps.clock },
         match[1],
-      ),
+      );
+    } catch (error) {
+      if (error instanceof AuthError) {
+        // A failed credential counts against the client address, like sign-in: guessing keys
+        // or tokens is as limited as requesting challenges.
+        await c.var.rateLimits.chargeClientIp(c);
+      }
+      throw error;
+    }
+    c.set("auth", auth);
+    await c.var.rateLimits.chargeCredential(
+      c,
+      auth.apiKeyId === null ? `user:${auth.userId}` : `api_key:${auth.apiKeyId}`,
     );
     await next();
   };
 }
 
 /**
- * Requires a wallet session (JWT), not an API key: key management (CONTRACT §3) so that a leaked
+ * Requires a wallet session (JWT), not an API key: key management (docs/protocol.md §3) so that a leaked
  * key cannot mint its own successors. Runs after {@link requireAuth}.
  */
 export function requireSession(): MiddlewareHandler<AppEnv> {

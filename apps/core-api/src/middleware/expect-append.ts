@@ -5,9 +5,10 @@
  * ends without appending (401, 400, an error) withdraws the announcement.
  * @module
  */
+
+import type { AppendQueue } from "@svc/memory";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.js";
-import type { AppendQueue } from "../services/append-queue.js";
 
 /** Sets `c.var.expectedAppend` for the rest of the request; cancels it when the request ends. */
 export function expectAppend(queue: AppendQueue): MiddlewareHandler<AppEnv> {

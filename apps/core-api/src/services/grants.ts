@@ -1,5 +1,5 @@
 /**
- * Capability grants, the `agent-cases` of spec §1, §2 and §4 (CONTRACT §7, §11): a bearer URL that
+ * Capability grants, the `agent-cases` of docs/protocol.md §8 and §1 (docs/protocol.md §8): a bearer URL that
  * grants exactly one operation over its owner's memories, with an expiry and a use count. The
  * token is 32 random bytes in base58 and only its SHA-256 is stored. A use is counted by one SQL
  * statement and audited in the same transaction, whatever its outcome.
@@ -25,19 +25,17 @@ import {
   revokeGrant,
   useGrant,
 } from "@svc/db-schema";
+import type { DataKeys, MemoryService, MemoryWithProof, Owner, ProofService } from "@svc/memory";
 import bs58 from "bs58";
 import { ApiError, type ErrorCode } from "../errors.js";
-import type { DataKeys, Owner } from "./caller.js";
-import type { MemoryService } from "./memories.js";
-import type { MemoryWithProof, ProofService } from "./proofs.js";
 
-/** Bytes of randomness in a grant token (CONTRACT §7). */
+/** Bytes of randomness in a grant token (docs/protocol.md §8). */
 export const GRANT_TOKEN_BYTES = 32;
 
 /** Default number of matches a `search` grant returns (as `POST /memories/search`). */
 export const DEFAULT_GRANT_SEARCH_LIMIT = 20;
 
-/** `POST /agent-cases` input, validated by the route (CONTRACT §7). */
+/** `POST /agent-cases` input, validated by the route (docs/protocol.md §8). */
 export interface CreateGrantInput {
   readonly operation:
     | { readonly type: "read_memories"; readonly memoryIds: readonly string[] }
@@ -54,7 +52,7 @@ export type GrantOperationView =
   | { type: "read_memories"; memoryIds: string[] }
   | { type: "search"; query: string; limit?: number };
 
-/** Whether a grant can still be used, ranked revoked, expired, exhausted (CONTRACT §11). */
+/** Whether a grant can still be used, ranked revoked, expired, exhausted (docs/protocol.md §8). */
 export type GrantStatus = "active" | "revoked" | "expired" | "exhausted";
 
 /** A grant as its owner sees it (never the token). */
@@ -83,7 +81,7 @@ export interface CreatedGrantView {
   readonly createdAt: string;
 }
 
-/** One audited attempt (CONTRACT §11). */
+/** One audited attempt (docs/protocol.md §1). */
 export interface GrantAuditView {
   readonly id: string;
   readonly at: string;
@@ -98,7 +96,7 @@ export interface GrantClient {
   readonly userAgent: string | null;
 }
 
-/** `GET /agent-cases/:token` answer (CONTRACT §7, §11). */
+/** `GET /agent-cases/:token` answer (docs/protocol.md §8). */
 export interface GrantUseView {
   readonly operation: GrantOperationView;
   readonly expiresAt: string;
@@ -314,7 +312,7 @@ export function hashGrantToken(token: string): Uint8Array {
   return new Uint8Array(createHash("sha256").update(token, "utf8").digest());
 }
 
-/** The status of `grant` at `now`, ranked revoked, expired, exhausted (CONTRACT §11). */
+/** The status of `grant` at `now`, ranked revoked, expired, exhausted (docs/protocol.md §8). */
 export function grantStatus(grant: CapabilityGrant, now: Date): GrantStatus {
   if (grant.revokedAt !== null) {
     return "revoked";

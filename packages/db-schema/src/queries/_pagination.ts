@@ -1,5 +1,5 @@
 /**
- * Opaque keyset cursors for the cursor-paginated lists (CONTRACT §1 "Lists are cursor-paginated";
+ * Opaque keyset cursors for the cursor-paginated lists (docs/protocol.md §1 "Lists are cursor-paginated";
  * newest first).
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Internal persistence of users' incremental trees (spec §2 "Merkle tree"): locking and restoring
+ * Internal persistence of users' incremental trees (docs/protocol.md §5 "Merkle tree"): locking and restoring
  * `trees` rows (one user, or several in one statement for a cross-user append batch), the
  * optimistic-concurrency save (which can carry the batch's memory and node INSERTs as CTEs of the
  * same statement), and bulk writes to the node store. The multi-user statements have a fixed SQL
@@ -21,7 +21,7 @@ const HASH_SIZE = 32;
 const NODE_CHUNK = 5000;
 
 /**
- * A user's stored tree as one `trees` row holds it (spec §2 "Merkle tree"): what the next append
+ * A user's stored tree as one `trees` row holds it (docs/protocol.md §5 "Merkle tree"): what the next append
  * starts from.
  */
 export interface SavedTree {

@@ -1,5 +1,5 @@
 /**
- * API key queries (spec §5 "API keys", "Resolving a bearer token"; CONTRACT §3): lookup by hash on
+ * API key queries (docs/protocol.md §3 "API keys", "Resolving a bearer token"; docs/protocol.md §3): lookup by hash on
  * every request, newest-first listing, idempotent revocation, throttled last-use updates.
  * @module
  */
@@ -81,7 +81,7 @@ export async function getApiKey(db: Executor, userId: string, id: string): Promi
 }
 
 /**
- * The user's keys, newest first, revoked ones included (CONTRACT §3), cursor-paginated.
+ * The user's keys, newest first, revoked ones included (docs/protocol.md §3), cursor-paginated.
  * @throws RangeError on a bad `limit`; InvalidCursorError on a foreign cursor.
  */
 export async function listApiKeys(
@@ -126,7 +126,7 @@ export async function revokeApiKey(
 }
 
 /**
- * Records a use of the user's key `id` at `now`, at most once a minute (CONTRACT §3): the UPDATE
+ * Records a use of the user's key `id` at `now`, at most once a minute (docs/protocol.md §3): the UPDATE
  * only matches when `last_used_at` is null or older than `now` − 60 s, so most requests write
  * nothing.
  * @returns true when `lastUsedAt` was written.

@@ -1,5 +1,5 @@
 /**
- * Anchored checkpoint queries (CONTRACT §5: proofs are cut at the latest anchored checkpoint;
+ * Anchored checkpoint queries (docs/protocol.md §6: proofs are cut at the latest anchored checkpoint;
  * `GET /log` reports it), and the proof route's whole read in one statement (memory row, latest
  * checkpoint, inclusion-path nodes). The hot reads are prepared statements on the postgres.js
  * client (tree.ts rawQuery), not drizzle-built queries.

@@ -1,6 +1,6 @@
 /**
- * Commit batch queries: the anchoring audit trail (spec §2 "Commit batch", §3; CONTRACT §6) and
- * the monitoring counts of spec §8 (batches in `failed`, batches stuck in `submitted`).
+ * Commit batch queries: the anchoring audit trail (docs/protocol.md §7 "Commit batch", §7; docs/protocol.md §7) and
+ * the monitoring counts of docs/protocol.md §7 (batches in `failed`, batches stuck in `submitted`).
  * @module
  */
 import type { Hash } from "@svc/merkle-log";
@@ -74,7 +74,7 @@ export async function markBatchConfirmed(
 
 /**
  * Moves the user's `submitted` batch `id` to `failed` with an error description (e.g. the nonce
- * race was lost, spec §3).
+ * race was lost, docs/protocol.md §4).
  * @returns true when the batch was the user's and still `submitted`.
  */
 export async function markBatchFailed(
@@ -132,7 +132,7 @@ export async function countBatchesByStatus(
 /**
  * Service-wide (monitoring): batches still `submitted` that were created before `olderThan` and
  * that no later `confirmed` batch of the same user subsumes (a confirmed root covering at least as
- * many leaves), oldest first. A timed-out batch stays `submitted` for the audit trail (spec §3
+ * many leaves), oldest first. A timed-out batch stays `submitted` for the audit trail (docs/protocol.md §7
  * "stays submitted (stuck) … the next rolling root subsumes it"); once subsumed it is benign and is
  * no longer counted, so this list only holds anchoring that is really stalled.
  */

@@ -1,9 +1,9 @@
 /**
- * Extension session queries (spec §5 "Extension API sessions"; CONTRACT §8): one read per request
+ * Extension session queries (docs/protocol.md §3 "Extension API sessions"; docs/protocol.md §9): one read per request
  * by token hash, and revocation on logout.
  * @module
  */
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { type ExtensionSession, extensionSessions } from "../schema/extension-sessions.js";
 import { type User, users } from "../schema/users.js";
@@ -70,4 +70,17 @@ export async function revokeExtensionSession(
     .where(and(eq(extensionSessions.userId, userId), eq(extensionSessions.id, id)))
     .returning({ id: extensionSessions.id });
   return rows.length === 1;
+}
+
+/**
+ * Service-wide maintenance: deletes sessions that expired before `now` or were revoked before
+ * `now` (a revoked or expired token is refused either way; the row only grows the table).
+ * @returns the number of rows deleted.
+ */
+export async function deleteEndedExtensionSessions(db: Executor, now: Date): Promise<number> {
+  const rows = await db
+    .delete(extensionSessions)
+    .where(or(lt(extensionSessions.expiresAt, now), lt(extensionSessions.revokedAt, now)))
+    .returning({ id: extensionSessions.id });
+  return rows.length;
 }

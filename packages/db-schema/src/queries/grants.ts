@@ -1,5 +1,5 @@
 /**
- * Capability grant queries (spec §2 "Capability grant"; CONTRACT §7, §11): creation, the owner's
+ * Capability grant queries (docs/protocol.md §8 "Capability grant"; docs/protocol.md §8): creation, the owner's
  * listing and revocation, the atomic use counter, and the audit trail of every attempt.
  * @module
  */
@@ -129,9 +129,9 @@ export type GrantUse =
  * Uses the grant whose token hash is `tokenHash` at `now`. The use is counted in ONE statement,
  * `UPDATE … SET uses = uses + 1 WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $now
  * AND uses < max_uses RETURNING *`: PostgreSQL re-checks the condition on the latest row version,
- * so N concurrent uses of a grant with K uses left succeed exactly min(N, K) times (CONTRACT §7).
+ * so N concurrent uses of a grant with K uses left succeed exactly min(N, K) times (docs/protocol.md §8).
  * A refused use is then classified from the current row, ranked revoked, expired, exhausted
- * (CONTRACT §11). Writes no audit row (the caller adds one with insertGrantAudit).
+ * (docs/protocol.md §8). Writes no audit row (the caller adds one with insertGrantAudit).
  * @returns `{ outcome, grant }`; `grant` is the row after the use (or as refused), null when no
  *   grant has this hash.
  */
@@ -181,7 +181,7 @@ export interface NewGrantAudit {
   readonly at?: Date;
 }
 
-/** Appends one audit row for an attempt to use a grant (CONTRACT §7: every attempt). */
+/** Appends one audit row for an attempt to use a grant (docs/protocol.md §8: every attempt). */
 export async function insertGrantAudit(db: Executor, input: NewGrantAudit): Promise<GrantAuditRow> {
   const rows = await db
     .insert(grantAudit)
@@ -223,4 +223,18 @@ export async function listGrantAudit(
     .orderBy(desc(grantAudit.id))
     .limit(limit + 1);
   return toPage(rows, limit, (last) => encodeNumberCursor("grant_audit", last.id));
+}
+
+/**
+ * Service-wide maintenance: deletes audit rows of attempts with a token that matched no grant
+ * (`grant_id` null) recorded before `before`. Rows of real grants are their owners' audit trail
+ * and are kept as long as the grant.
+ * @returns the number of rows deleted.
+ */
+export async function deleteUnknownGrantAudit(db: Executor, before: Date): Promise<number> {
+  const rows = await db
+    .delete(grantAudit)
+    .where(and(isNull(grantAudit.grantId), lt(grantAudit.at, before)))
+    .returning({ id: grantAudit.id });
+  return rows.length;
 }

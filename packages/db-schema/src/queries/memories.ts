@@ -1,7 +1,7 @@
 /**
- * Memory queries (spec §2 "Memory record", §3; CONTRACT §4): the transactional append that extends
+ * Memory queries (docs/protocol.md §4 "Memory record", §4; docs/protocol.md §4): the transactional append that extends
  * the user's incremental tree, reads and listings scoped to the user, deletion that keeps the leaf,
- * and the anchor service's pending-seal queries (CONTRACT §6).
+ * and the anchor service's pending-seal queries (docs/protocol.md §7).
  * @module
  */
 import type { CompactRange, Hash } from "@svc/merkle-log";
@@ -50,7 +50,7 @@ import {
 
 export type { SavedTree } from "./_tree-store.js";
 
-/** One memory to append; the caller computed `leafHash` over the leaf data (CONTRACT §4). */
+/** One memory to append; the caller computed `leafHash` over the leaf data (docs/protocol.md §5). */
 export interface NewMemory {
   /** Opaque id, part of the leaf data, so chosen by the caller. */
   readonly id: string;
@@ -191,7 +191,7 @@ export async function appendMemories(
 }
 
 /**
- * Cross-user group commit: appends every user's memories in ONE transaction (spec §2; issue 5
+ * Cross-user group commit: appends every user's memories in ONE transaction (docs/protocol.md §4; issue 5
  * item 2), in four round trips whatever the number of users and memories:
  * 1. BEGIN;
  * 2. the users' `trees` rows are locked in ascending user id order (`SELECT … FOR UPDATE`, after
@@ -283,7 +283,7 @@ export interface StaleTreeResult {
  * `WITH saved AS (UPDATE trees … WHERE user_id = … AND version = <given> AND root = <given>
  * RETURNING …), m AS (INSERT INTO memories … of the saved users), n AS (INSERT INTO merkle_nodes
  * … of the saved users) SELECT … FROM saved`. Each user is appended only if their `trees` row
- * still has the given version and root (compare-and-swap, spec §2 "Merkle tree": a tree is only
+ * still has the given version and root (compare-and-swap, docs/protocol.md §5 "Merkle tree": a tree is only
  * ever extended from its own stored frontier); a user whose row moved on (another process appended, or a rebuild) is answered
  * `stale` and nothing of theirs is written, while the other users' appends commit. Same leaf
  * indices, rows and nodes as {@link appendMemoriesForUsers} would write from that state.
@@ -496,7 +496,7 @@ export interface MemoryReadOptions {
 
 /**
  * The user's memory `id`, or null when it does not exist, belongs to another user, or is deleted
- * (unless `includeDeleted`). Spec §5 Authorization rule 2: another user's memory is never loaded.
+ * (unless `includeDeleted`). docs/protocol.md §3 Authorization rule 2: another user's memory is never loaded.
  */
 export async function getMemory(
   db: Executor,
@@ -632,7 +632,7 @@ export async function listDeletedSince(
 
 /**
  * Deletes the user's memory `id`: nulls its ciphertext and iv and sets `deletedAt`; the leaf hash,
- * leaf index and tree nodes stay, so roots and proofs stay valid (CONTRACT §4, spec §8).
+ * leaf index and tree nodes stay, so roots and proofs stay valid (docs/protocol.md §5, §1).
  * @returns true when a live memory of `userId` was deleted; false when unknown, another user's,
  *   or already deleted.
  */
@@ -673,7 +673,7 @@ export interface PendingLeaves {
   readonly oldestCreatedAt: Date | null;
 }
 
-/** The user's unanchored leaves: count and oldest creation time (seal policy, CONTRACT §6). */
+/** The user's unanchored leaves: count and oldest creation time (seal policy, docs/protocol.md §7). */
 export async function getPendingLeaves(db: Executor, userId: string): Promise<PendingLeaves> {
   const rows = await db
     .select({ count: count(), oldestCreatedAt: min(memories.createdAt) })

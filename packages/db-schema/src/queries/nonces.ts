@@ -1,6 +1,6 @@
 /**
  * Sign-in challenge queries: persisted, single-use nonces scoped to (nonce, public key)
- * (spec §3 "Deletion is atomic with the read", §5 "Verification order" step 2).
+ * (docs/protocol.md §2 "Deletion is atomic with the read", §2 "Verification order" step 2).
  * @module
  */
 import { and, eq, lt } from "drizzle-orm";
@@ -43,7 +43,7 @@ export async function insertNonce(db: Executor, input: NewNonce): Promise<SignIn
  * Atomically consumes the challenge issued for (nonce, publicKey) and `purpose`:
  * `DELETE … WHERE nonce = $1 AND public_key = $2 AND purpose = $3 RETURNING *`. Of concurrent
  * calls exactly one gets the row. Expiry is NOT checked here: the caller checks `expiresAt` next
- * (spec §5 step 3), so an expired nonce is consumed too.
+ * (docs/protocol.md §2 step 3), so an expired nonce is consumed too.
  * @returns the consumed row, or null when unknown, already consumed, or issued to another key.
  */
 export async function consumeNonce(

@@ -1,56 +1,58 @@
 /**
- * Stake lot queries: the maturity cache of CONTRACT §10 (the chain holds the balance).
+ * Stake lot queries: the maturity cache of a user's on-chain stake vault (the chain holds the
+ * balance; these rows are rewritten from it on every staking read and never used as a balance).
+ * Source: docs/staking.md.
  * @module
  */
-import { and, asc, eq } from "drizzle-orm";
-import type { Executor } from "../client.js";
+import { asc, eq } from "drizzle-orm";
+import type { Database } from "../client.js";
 import { type StakeLot, stakeLots } from "../schema/stake-lots.js";
 
-/** Input of {@link insertStakeLot}. */
-export interface NewStakeLot {
-  readonly userId: string;
-  /** Lamports staked (positive). */
+/** One lot as read from the vault, in vault order. */
+export interface CachedStakeLot {
+  /** Lamports (positive). */
   readonly amountLamports: bigint;
+  /** Maturity: the chain-clock instant the lot can be unstaked. */
   readonly unlockAt: Date;
-  /** The stake transaction's signature, base58; recording it twice is a no-op. */
-  readonly signature: string;
 }
 
 /**
- * Records a stake lot; idempotent per transaction signature.
- * @returns the stored lot, or null when the signature is already recorded for another user.
- * @throws RangeError when `amountLamports` is not a positive bigint.
+ * Replaces the user's cached lots with `lots` (vault order becomes `position` 0…n-1) in one
+ * transaction, so a reader never sees a mix of two refreshes.
+ * @throws RangeError when an amount is not a positive bigint (nothing is written).
  */
-export async function insertStakeLot(db: Executor, input: NewStakeLot): Promise<StakeLot | null> {
-  if (typeof input.amountLamports !== "bigint" || input.amountLamports <= 0n) {
-    throw new RangeError("amountLamports must be a positive bigint");
+export async function replaceStakeLots(
+  db: Database,
+  userId: string,
+  lots: readonly CachedStakeLot[],
+  refreshedAt: Date,
+): Promise<void> {
+  for (const lot of lots) {
+    if (typeof lot.amountLamports !== "bigint" || lot.amountLamports <= 0n) {
+      throw new RangeError("amountLamports must be a positive bigint");
+    }
   }
-  const inserted = await db
-    .insert(stakeLots)
-    .values({
-      userId: input.userId,
-      amountLamports: input.amountLamports,
-      unlockAt: input.unlockAt,
-      signature: input.signature,
-    })
-    .onConflictDoNothing({ target: stakeLots.signature })
-    .returning();
-  if (inserted[0]) {
-    return inserted[0];
-  }
-  const existing = await db
-    .select()
-    .from(stakeLots)
-    .where(and(eq(stakeLots.userId, input.userId), eq(stakeLots.signature, input.signature)))
-    .limit(1);
-  return existing[0] ?? null;
+  await db.transaction(async (tx) => {
+    await tx.delete(stakeLots).where(eq(stakeLots.userId, userId));
+    if (lots.length > 0) {
+      await tx.insert(stakeLots).values(
+        lots.map((lot, position) => ({
+          userId,
+          position,
+          amountLamports: lot.amountLamports,
+          unlockAt: lot.unlockAt,
+          refreshedAt,
+        })),
+      );
+    }
+  });
 }
 
-/** The user's stake lots, earliest unlock first. */
-export async function listStakeLots(db: Executor, userId: string): Promise<StakeLot[]> {
+/** The user's cached lots in vault order (what the last refresh saw; not a balance). */
+export async function listStakeLots(db: Database, userId: string): Promise<StakeLot[]> {
   return db
     .select()
     .from(stakeLots)
     .where(eq(stakeLots.userId, userId))
-    .orderBy(asc(stakeLots.unlockAt), asc(stakeLots.id));
+    .orderBy(asc(stakeLots.position));
 }

@@ -1,5 +1,5 @@
 /**
- * Tree reads and repair (spec §2 "Merkle tree", §8 "the anchor service rebuilds a missing or
+ * Tree reads and repair (docs/protocol.md §5 "Merkle tree", §7 "the anchor service rebuilds a missing or
  * drifted tree from the leaves"): the persisted state, a NodeHashSource over the node store that
  * serves a whole proof in one query, roots at past sizes, and the O(n) rebuild and drift check.
  * @module
@@ -163,7 +163,7 @@ export interface RebuildResult {
 }
 
 /**
- * Recomputes the user's tree from its leaves (the one O(n) path, spec §2): under the tree row
+ * Recomputes the user's tree from its leaves (the one O(n) path, docs/protocol.md §5): under the tree row
  * lock, reads every leaf hash ordered by leaf index, replays them into a fresh CompactRange,
  * replaces the user's `merkle_nodes` and saves the `trees` row (version + 1). One transaction.
  * @throws TreeCorruptError when the leaf indices are not exactly 0..n-1 (the log itself is

@@ -1,5 +1,5 @@
 /**
- * User queries: the race-safe upsert on first successful sign-in (spec §5 "the user is upserted
+ * User queries: the race-safe upsert on first successful sign-in (docs/protocol.md §2 "the user is upserted
  * (a wrapped data key is created on first sight)") and lookups by id or public key.
  * @module
  */
@@ -72,7 +72,7 @@ function userByIdQuery(db: Executor) {
 }
 
 /**
- * The user with id `userId`, or null. Run on every session-authenticated request (spec §5 step 3),
+ * The user with id `userId`, or null. Run on every session-authenticated request (docs/protocol.md §3 step 3),
  * so sent as a server-side prepared statement (one round trip instead of parse/describe + bind)
  * whose query drizzle builds once per executor, not on every call.
  */

@@ -1,6 +1,6 @@
 /**
  * Column helpers shared by the schema files: `bytea` as Uint8Array, millisecond timestamps and the
- * default id. Storage formats follow CONTRACT.md (hashes as bytes here, hex only at the API edge).
+ * default id. Storage formats follow docs/protocol.md §1 (hashes as bytes here, hex only at the API edge).
  * @module
  */
 import { sql } from "drizzle-orm";

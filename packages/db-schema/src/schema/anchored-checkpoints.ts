@@ -1,6 +1,6 @@
 /**
  * `anchored_checkpoints`: (tree size, root) pairs confirmed on chain, with the commitment nonce
- * after the commit and the transaction signature (CONTRACT §5 `checkpoint`/`anchor`, §6).
+ * after the commit and the transaction signature (docs/protocol.md §6 `checkpoint`/`anchor`, §7).
  * Proofs are cut at the latest of them.
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * `api_keys`: API keys by SHA-256 of the raw key, with the 12-character prefix in clear
- * (spec §2 "API key", §5 "API keys"; CONTRACT §3).
+ * (docs/protocol.md §3 "API key", §3 "API keys"; docs/protocol.md §3).
  * @module
  */
 import { char, index, pgTable, text } from "drizzle-orm/pg-core";

@@ -1,6 +1,6 @@
 /**
  * `capability_grants`: bearer URLs granting exactly one operation, with an expiry and a use count
- * (spec §2 "Capability grant"; CONTRACT §7). Only the token's SHA-256 is stored.
+ * (docs/protocol.md §8 "Capability grant"; docs/protocol.md §8). Only the token's SHA-256 is stored.
  * @module
  */
 import { sql } from "drizzle-orm";
@@ -8,7 +8,7 @@ import { check, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core
 import { bytea, generatedId, timestampMs } from "./_columns.js";
 import { users } from "./users.js";
 
-/** The operation a grant allows (CONTRACT §7). */
+/** The operation a grant allows (docs/protocol.md §8). */
 export type GrantOperation =
   | { readonly type: "read_memories"; readonly memoryIds: readonly string[] }
   | { readonly type: "search"; readonly query: string; readonly limit?: number };

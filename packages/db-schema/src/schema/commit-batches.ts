@@ -1,6 +1,6 @@
 /**
- * `commit_batches`: the anchoring audit trail, one row per commit attempt (spec §2 "Commit batch",
- * §3; CONTRACT §6 statuses `submitted`, `confirmed`, `failed`).
+ * `commit_batches`: the anchoring audit trail, one row per commit attempt (docs/protocol.md §7 "Commit batch",
+ * §4; docs/protocol.md §7 statuses `submitted`, `confirmed`, `failed`).
  * @module
  */
 import { sql } from "drizzle-orm";
@@ -8,7 +8,7 @@ import { bigint, check, index, pgTable, text } from "drizzle-orm/pg-core";
 import { bytea, generatedId, timestampMs } from "./_columns.js";
 import { users } from "./users.js";
 
-/** Statuses of a commit batch (CONTRACT §6). */
+/** Statuses of a commit batch (docs/protocol.md §7). */
 export const COMMIT_BATCH_STATUSES = ["submitted", "confirmed", "failed"] as const;
 /** Status of a commit batch. */
 export type CommitBatchStatus = (typeof COMMIT_BATCH_STATUSES)[number];

@@ -1,6 +1,6 @@
 /**
- * `grant_audit`: one row per attempt to use a capability grant, failed or not (spec §2
- * "Capability grant", §8 "grows an audit table per attempt"; CONTRACT §7, §11 audit rows).
+ * `grant_audit`: one row per attempt to use a capability grant, failed or not (docs/protocol.md §8
+ * "Capability grant", §8 "grows an audit table per attempt"; docs/protocol.md §8 audit rows).
  * @module
  */
 import { sql } from "drizzle-orm";
@@ -9,7 +9,7 @@ import { timestampMs } from "./_columns.js";
 import { capabilityGrants } from "./capability-grants.js";
 import { users } from "./users.js";
 
-/** Outcomes of a grant use attempt (CONTRACT §11). */
+/** Outcomes of a grant use attempt (docs/protocol.md §8). */
 export const GRANT_OUTCOMES = ["ok", "not_found", "revoked", "expired", "exhausted"] as const;
 /** Outcome of a grant use attempt. */
 export type GrantOutcome = (typeof GRANT_OUTCOMES)[number];

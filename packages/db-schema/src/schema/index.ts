@@ -1,5 +1,5 @@
 /**
- * The drizzle schema: one table per entity (spec §1, §2; CONTRACT §2–§10). Column names are
+ * The drizzle schema: one table per entity (docs/protocol.md §4, §2–§11). Column names are
  * camelCase here and snake_case in PostgreSQL (drizzle `casing: "snake_case"`).
  * @module
  */

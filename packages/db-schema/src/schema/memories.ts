@@ -1,7 +1,7 @@
 /**
- * `memories`: the per-user log's leaves (spec §2 "Memory record"; CONTRACT §4). The encrypted body
+ * `memories`: the per-user log's leaves (docs/protocol.md §4 "Memory record"; docs/protocol.md §4). The encrypted body
  * and IV are nulled on deletion while the leaf hash and index stay, so roots and proofs stay valid
- * (spec §8 behaviour 8).
+ * (docs/protocol.md §1 behaviour 8).
  * @module
  */
 import { sql } from "drizzle-orm";

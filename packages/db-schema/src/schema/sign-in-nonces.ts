@@ -1,6 +1,6 @@
 /**
  * `sign_in_nonces`: issued sign-in challenges, single use and scoped to (nonce, public key)
- * (spec §2 "Sign-in challenge", §3, §5 step 2). The extension connect flow (CONTRACT §8) reuses
+ * (docs/protocol.md §4 "Sign-in challenge", §2 step 2). The extension connect flow (docs/protocol.md §9) reuses
  * the table with purpose `extension_connect` and the redirect URI it was issued for.
  * @module
  */

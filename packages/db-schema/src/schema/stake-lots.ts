@@ -1,14 +1,15 @@
 /**
- * `stake_lots`: a cache of stake lot maturity; the chain holds the balance (spec §2 "Stake lot";
- * CONTRACT §10). Amounts are lamports (u64 on chain; bigint here).
+ * `stake_lots`: a cache of the lots of a user's on-chain stake vault, with their maturity. The
+ * chain holds the balance: these rows are rewritten from the vault on every staking read and are
+ * never used as a balance (docs/staking.md). Amounts are lamports (u64 on chain; bigint here).
  * @module
  */
 import { sql } from "drizzle-orm";
-import { bigint, check, index, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, check, pgTable, smallint, text, unique } from "drizzle-orm/pg-core";
 import { generatedId, timestampMs } from "./_columns.js";
 import { users } from "./users.js";
 
-/** One stake deposit recorded from its transaction signature. */
+/** One lot of a stake vault, at its position in the vault's lot array. */
 export const stakeLots = pgTable(
   "stake_lots",
   {
@@ -16,14 +17,17 @@ export const stakeLots = pgTable(
     userId: text()
       .notNull()
       .references(() => users.id),
+    /** Index of the lot in the vault account (0-based, in deposit order). */
+    position: smallint().notNull(),
     amountLamports: bigint({ mode: "bigint" }).notNull(),
     unlockAt: timestampMs().notNull(),
-    createdAt: timestampMs().notNull().defaultNow(),
-    signature: text().notNull().unique("stake_lots_signature_unique"),
+    /** When these rows were last rewritten from the chain. */
+    refreshedAt: timestampMs().notNull().defaultNow(),
   },
   (t) => [
-    index("stake_lots_user_unlock_idx").on(t.userId, t.unlockAt),
+    unique("stake_lots_user_position_unique").on(t.userId, t.position),
     check("stake_lots_amount_check", sql`${t.amountLamports} > 0`),
+    check("stake_lots_position_check", sql`${t.position} >= 0`),
   ],
 );
 

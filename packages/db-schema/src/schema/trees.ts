@@ -1,6 +1,6 @@
 /**
- * `trees`: each user's incremental Merkle tree state, a regenerable cache of the leaves (spec §2
- * "Merkle tree", §8 "Trees are a regenerable cache"). `frontier` is the concatenation of the
+ * `trees`: each user's incremental Merkle tree state, a regenerable cache of the leaves (docs/protocol.md §5
+ * "Merkle tree", §1 "Trees are a regenerable cache"). `frontier` is the concatenation of the
  * CompactRange hashes (32 bytes each, largest subtree first); `version` guards every save
  * (optimistic concurrency: a save names the version it read).
  * @module

@@ -1,26 +1,40 @@
 /**
- * Request and response schemas of the capability-grant routes (CONTRACT §7, §11). The zod schemas
+ * Request and response schemas of the capability-grant routes (docs/protocol.md §8). The zod schemas
  * that validate requests are the ones published at `/openapi.json`.
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { ContentSchema, MemorySchema, ProofBundleSchema } from "../memories/_schema.js";
+import { withoutNul } from "@svc/http-kit";
+import { ContentSchema, MemorySchema, ProofBundleSchema } from "@svc/memory";
 
-/** Most memories one `read_memories` grant names (CONTRACT §7). */
+/**
+ * `{grant}` of `/agent-cases/{grant}`: one path, two meanings by method — the grant's id for its
+ * owner's `DELETE` (revoke), the grant's token (the capability itself) for the anonymous `GET`
+ * (use). 1–128 characters without U+0000.
+ */
+export const GrantParamSchema = z.object({
+  grant: withoutNul(z.string().min(1).max(128)).openapi({
+    param: { name: "grant", in: "path" },
+    description:
+      "DELETE: the grant's id; GET: the grant's token (the capability URL's last segment)",
+  }),
+});
+
+/** Most memories one `read_memories` grant names (docs/protocol.md §8). */
 export const MAX_GRANT_MEMORIES = 100;
 
-const ReadMemoriesOperationSchema = z.object({
+const ReadMemoriesOperationSchema = z.strictObject({
   type: z.literal("read_memories"),
   memoryIds: z
-    .array(z.string().min(1).max(128))
+    .array(withoutNul(z.string().min(1).max(128)))
     .min(1)
     .max(MAX_GRANT_MEMORIES)
     .refine((ids) => new Set(ids).size === ids.length, "memoryIds must be distinct"),
 });
 
-const SearchOperationSchema = z.object({
+const SearchOperationSchema = z.strictObject({
   type: z.literal("search"),
-  query: ContentSchema,
+  query: withoutNul(ContentSchema),
   limit: z.number().int().min(1).max(200).optional(),
 });
 
@@ -30,11 +44,11 @@ export const GrantOperationSchema = z
   .openapi("GrantOperation");
 
 /** `POST /agent-cases` body. */
-export const CreateGrantBodySchema = z.object({
+export const CreateGrantBodySchema = z.strictObject({
   operation: GrantOperationSchema,
   expiresInSeconds: z.number().int().min(60).max(2_592_000).default(86_400),
   maxUses: z.number().int().min(1).max(1000).default(1),
-  label: z.string().min(1).max(100).optional(),
+  label: withoutNul(z.string().min(1).max(100)).optional(),
 });
 
 const StoredOperationSchema = z.union([
@@ -72,7 +86,7 @@ export const GrantSchema = z
   })
   .openapi("Grant");
 
-/** One audited attempt to use a grant (CONTRACT §11). */
+/** One audited attempt to use a grant (docs/protocol.md §8). */
 export const GrantAuditSchema = z
   .object({
     id: z.string(),
@@ -97,8 +111,8 @@ export const GrantUseSchema = z
   })
   .openapi("GrantUse");
 
-/** `?limit=&cursor=` of the paginated grant lists (CONTRACT §1). */
-export const PageQuerySchema = z.object({
+/** `?limit=&cursor=` of the paginated grant lists (docs/protocol.md §1). */
+export const PageQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(512).optional(),
 });

@@ -1,12 +1,13 @@
 /**
- * `GET /agent-cases/:id/audit` (CONTRACT §7, §11): every attempt to use one of the caller's grants,
+ * `GET /agent-cases/:id/audit` (docs/protocol.md §8): every attempt to use one of the caller's grants,
  * failed or not, newest first, cursor-paginated.
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
+import { bearerSecurity, IdParamSchema } from "../../schemas.js";
 import { GrantAuditSchema, PageQuerySchema } from "./_schema.js";
 
 const GrantAuditPageSchema = z
@@ -18,6 +19,7 @@ export function registerGetAgentCaseAudit(app: App, deps: AppDeps, services: Ser
   const route = createRoute({
     method: "get",
     path: "/agent-cases/{id}/audit",
+    operationId: "listGrantAudit",
     tags: ["capability grants"],
     summary: "The attempts to use a grant, newest first",
     security: bearerSecurity,
@@ -30,6 +32,7 @@ export function registerGetAgentCaseAudit(app: App, deps: AppDeps, services: Ser
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),
     },
   });

@@ -1,12 +1,13 @@
 /**
- * `GET /agent-cases` (CONTRACT §7): the caller's grants with their uses left, newest first,
+ * `GET /agent-cases` (docs/protocol.md §8): the caller's grants with their uses left, newest first,
  * cursor-paginated. Tokens are never shown again.
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { bearerSecurity } from "../../schemas.js";
 import { GrantSchema, PageQuerySchema } from "./_schema.js";
 
 const GrantPageSchema = z
@@ -18,6 +19,7 @@ export function registerListAgentCases(app: App, deps: AppDeps, services: Servic
   const route = createRoute({
     method: "get",
     path: "/agent-cases",
+    operationId: "listGrants",
     tags: ["capability grants"],
     summary: "List the caller's grants, newest first",
     security: bearerSecurity,
@@ -30,6 +32,7 @@ export function registerListAgentCases(app: App, deps: AppDeps, services: Servic
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });
   app.openapi(route, async (c) => {

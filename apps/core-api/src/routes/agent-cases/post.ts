@@ -1,12 +1,13 @@
 /**
- * `POST /agent-cases` (CONTRACT §7): creates a capability grant over the caller's memories (JWT or
+ * `POST /agent-cases` (docs/protocol.md §8): creates a capability grant over the caller's memories (JWT or
  * API key). The token and URL are in this answer only.
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { bearerSecurity } from "../../schemas.js";
 import { CreatedGrantSchema, CreateGrantBodySchema } from "./_schema.js";
 
 /** Registers `POST /agent-cases`. */
@@ -14,11 +15,13 @@ export function registerPostAgentCases(app: App, deps: AppDeps, services: Servic
   const route = createRoute({
     method: "post",
     path: "/agent-cases",
+    operationId: "createGrant",
     tags: ["capability grants"],
     summary: "Share one operation through a capability URL",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
     request: {
+      query: NoQuerySchema,
       body: { required: true, content: { "application/json": { schema: CreateGrantBodySchema } } },
     },
     responses: {
@@ -28,6 +31,7 @@ export function registerPostAgentCases(app: App, deps: AppDeps, services: Servic
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found: a named memory is not the caller's live memory"),
     },
   });

@@ -1,15 +1,17 @@
 /**
- * `POST /auth/challenge` (spec §4, CONTRACT §2): issues the canonical sign-in message.
+ * `POST /auth/challenge` (docs/protocol.md §1, §2): issues the canonical sign-in message.
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { issueChallenge } from "@svc/auth";
-import type { App, AppDeps } from "../../context.js";
-import { errorResponse } from "../../schemas.js";
+import { errorResponse, limitPerClientIp, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import type { App, AppDeps, AppEnv } from "../../context.js";
 
 export const ChallengeResponseSchema = z
   .object({
-    message: z.string().openapi({ description: "The exact text to sign (SIWS, spec §5)" }),
+    message: z
+      .string()
+      .openapi({ description: "The exact text to sign (SIWS, docs/protocol.md §2)" }),
     nonce: z.string(),
     expiresAt: z.string(),
   })
@@ -19,15 +21,19 @@ export type AuthChallengeResponse = z.infer<typeof ChallengeResponseSchema>;
 const route = createRoute({
   method: "post",
   path: "/auth/challenge",
+  operationId: "createSignInChallenge",
+  security: [],
+  middleware: [limitPerClientIp<AppEnv>()] as const,
   tags: ["sign-in"],
   summary: "Issue a sign-in challenge for a wallet public key",
   request: {
+    query: NoQuerySchema,
     body: {
       required: true,
       content: {
         "application/json": {
-          schema: z.object({
-            publicKey: z.string().min(1).max(64).openapi({ description: "base58" }),
+          schema: z.strictObject({
+            publicKey: z.string().max(1024).openapi({ description: "base58, 32 bytes" }),
           }),
         },
       },
@@ -39,6 +45,7 @@ const route = createRoute({
       content: { "application/json": { schema: ChallengeResponseSchema } },
     },
     400: errorResponse("invalid_request or invalid_public_key"),
+    429: rateLimitedResponse("rate_limited: too many requests from this client IP"),
   },
 });
 

@@ -1,11 +1,11 @@
 /**
- * `POST /auth/verify` (spec §4, §5; CONTRACT §2): the five ordered checks, then a session JWT.
+ * `POST /auth/verify` (docs/protocol.md §1, §2): the five ordered checks, then a session JWT.
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { issueSessionToken, verifySignIn } from "@svc/auth";
-import type { App, AppDeps } from "../../context.js";
-import { errorResponse } from "../../schemas.js";
+import { errorResponse, limitPerClientIp, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import type { App, AppDeps, AppEnv } from "../../context.js";
 
 export const SessionResponseSchema = z
   .object({
@@ -21,15 +21,19 @@ export type AuthVerifyResponse = z.infer<typeof SessionResponseSchema>;
 const route = createRoute({
   method: "post",
   path: "/auth/verify",
+  operationId: "verifySignIn",
+  security: [],
+  middleware: [limitPerClientIp<AppEnv>()] as const,
   tags: ["sign-in"],
   summary: "Verify a signed challenge and get a session token (HS256 JWT, 1 hour)",
   request: {
+    query: NoQuerySchema,
     body: {
       required: true,
       content: {
         "application/json": {
-          schema: z.object({
-            publicKey: z.string().min(1).max(64),
+          schema: z.strictObject({
+            publicKey: z.string().max(1024),
             message: z.string().min(1).max(4096),
             signature: z
               .string()
@@ -48,6 +52,7 @@ const route = createRoute({
     },
     400: errorResponse("invalid_request, invalid_public_key or malformed_message"),
     401: errorResponse("nonce_not_found, challenge_expired, message_mismatch or invalid_signature"),
+    429: rateLimitedResponse("rate_limited: too many requests from this client IP"),
   },
 });
 
@@ -58,7 +63,7 @@ export function registerPostAuthVerify(app: App, deps: AppDeps): void {
     const verified = await verifySignIn({
       db: deps.db,
       clock: deps.clock,
-      masterKey: deps.config.masterKey,
+      masterKey: deps.config.masterKeys.current.key,
       ...body,
     });
     const session = await issueSessionToken({

@@ -1,5 +1,5 @@
 /**
- * Shared schemas of the key routes (CONTRACT §3).
+ * Shared schemas of the key routes (docs/protocol.md §3).
  * @module
  */
 import { z } from "@hono/zod-openapi";

@@ -1,28 +1,34 @@
 /**
- * `DELETE /keys/:id` (spec §4, CONTRACT §3): revokes one of the caller's keys, effective on the
+ * `DELETE /keys/:id` (docs/protocol.md §1, §3): revokes one of the caller's keys, effective on the
  * next request; idempotent (204 again); another user's or an unknown id is 404.
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
 import { revokeApiKey } from "@svc/db-schema";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
+import { bearerSecurity, IdParamSchema } from "../../schemas.js";
 
 /** Registers `DELETE /keys/:id`. */
 export function registerDeleteKeys(app: App, deps: AppDeps): void {
   const route = createRoute({
     method: "delete",
     path: "/keys/{id}",
+    operationId: "revokeApiKey",
     tags: ["api keys"],
     summary: "Revoke an API key",
     security: bearerSecurity,
     middleware: [requireAuth(deps), requireSession()] as const,
-    request: { params: IdParamSchema },
+    request: {
+      query: NoQuerySchema,
+      params: IdParamSchema,
+    },
     responses: {
       204: { description: "Revoked" },
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       403: errorResponse("session_required"),
       404: errorResponse("not_found"),
     },

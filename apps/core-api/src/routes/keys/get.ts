@@ -1,14 +1,15 @@
 /**
- * `GET /keys` (spec §4, CONTRACT §3): the caller's keys, newest first, revoked ones included,
+ * `GET /keys` (docs/protocol.md §1, §3): the caller's keys, newest first, revoked ones included,
  * cursor-paginated. Never the raw key or its hash.
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { InvalidCursorError, listApiKeys } from "@svc/db-schema";
+import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { bearerSecurity } from "../../schemas.js";
 import { ApiKeySchema } from "./_schema.js";
 
 const ListSchema = z.object({ items: z.array(ApiKeySchema), nextCursor: z.string().nullable() });
@@ -19,12 +20,13 @@ export function registerGetKeys(app: App, deps: AppDeps): void {
   const route = createRoute({
     method: "get",
     path: "/keys",
+    operationId: "listApiKeys",
     tags: ["api keys"],
     summary: "List the caller's API keys",
     security: bearerSecurity,
     middleware: [requireAuth(deps), requireSession()] as const,
     request: {
-      query: z.object({
+      query: z.strictObject({
         limit: z.coerce.number().int().min(1).max(200).default(50),
         cursor: z.string().max(512).optional(),
       }),
@@ -36,6 +38,7 @@ export function registerGetKeys(app: App, deps: AppDeps): void {
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       403: errorResponse("session_required"),
     },
   });

@@ -1,12 +1,13 @@
 /**
- * `POST /keys` (spec §4, CONTRACT §3): mints an API key; the raw key is returned only here.
+ * `POST /keys` (docs/protocol.md §1, §3): mints an API key; the raw key is returned only here.
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createApiKey } from "@svc/auth";
+import { errorResponse, NoQuerySchema, rateLimitedResponse, withoutNul } from "@svc/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { bearerSecurity } from "../../schemas.js";
 
 export const CreatedKeySchema = z
   .object({
@@ -24,15 +25,19 @@ export function registerPostKeys(app: App, deps: AppDeps): void {
   const route = createRoute({
     method: "post",
     path: "/keys",
+    operationId: "createApiKey",
     tags: ["api keys"],
     summary: "Mint an API key (needs a wallet session)",
     security: bearerSecurity,
     middleware: [requireAuth(deps), requireSession()] as const,
     request: {
+      query: NoQuerySchema,
       body: {
         required: true,
         content: {
-          "application/json": { schema: z.object({ label: z.string().min(1).max(100) }) },
+          "application/json": {
+            schema: z.strictObject({ label: withoutNul(z.string().min(1).max(100)) }),
+          },
         },
       },
     },
@@ -43,6 +48,7 @@ export function registerPostKeys(app: App, deps: AppDeps): void {
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       403: errorResponse("session_required"),
     },
   });

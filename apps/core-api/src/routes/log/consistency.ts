@@ -1,12 +1,13 @@
 /**
- * `GET /log/consistency?from=M&to=N` (CONTRACT §5, §11; RFC 9162 §2.1.4): proof that the log of
+ * `GET /log/consistency?from=M&to=N` (docs/protocol.md §6, §1; RFC 9162 §2.1.4): proof that the log of
  * size N extends the log of size M, so an auditor holding an old root can check the log only grew.
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { bearerSecurity } from "../../schemas.js";
 
 const ConsistencySchema = z
   .object({
@@ -25,11 +26,12 @@ export function registerGetLogConsistency(app: App, deps: AppDeps, services: Ser
   const route = createRoute({
     method: "get",
     path: "/log/consistency",
+    operationId: "getLogConsistency",
     tags: ["proofs"],
     summary: "RFC 9162 consistency proof between two tree sizes (1 ≤ from ≤ to ≤ treeSize)",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
-    request: { query: z.object({ from: size, to: size }) },
+    request: { query: z.strictObject({ from: size, to: size }) },
     responses: {
       200: {
         description: "The proof and both roots",
@@ -37,6 +39,7 @@ export function registerGetLogConsistency(app: App, deps: AppDeps, services: Ser
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });
   app.openapi(route, async (c) => {

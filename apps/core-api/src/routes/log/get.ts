@@ -1,11 +1,12 @@
 /**
- * `GET /log` (CONTRACT §5): the caller's tree head and latest anchored checkpoint.
+ * `GET /log` (docs/protocol.md §6): the caller's tree head and latest anchored checkpoint.
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
+import { bearerSecurity } from "../../schemas.js";
 
 const LogSchema = z
   .object({
@@ -27,13 +28,16 @@ export function registerGetLog(app: App, deps: AppDeps, services: Services): voi
   const route = createRoute({
     method: "get",
     path: "/log",
+    operationId: "getLog",
     tags: ["proofs"],
     summary: "The caller's Merkle log head and its latest anchored checkpoint",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
+    request: { query: NoQuerySchema },
     responses: {
       200: { description: "The log head", content: { "application/json": { schema: LogSchema } } },
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });
   app.openapi(route, async (c) => c.json(await services.proofs.log(c.var.auth), 200));

@@ -1,26 +1,32 @@
 /**
- * `DELETE /memories/:id` (CONTRACT §4; spec §8 "deletion is detectable, not prevented"): the body
+ * `DELETE /memories/:id` (docs/protocol.md §4 "deletion is detectable, not prevented"): the body
  * and salt are destroyed, the leaf stays in the tree.
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
+import { bearerSecurity, IdParamSchema } from "../../schemas.js";
 
 /** Registers `DELETE /memories/:id`. */
 export function registerDeleteMemory(app: App, deps: AppDeps, services: Services): void {
   const route = createRoute({
     method: "delete",
     path: "/memories/{id}",
+    operationId: "deleteMemory",
     tags: ["memories"],
     summary: "Delete a memory's body (its leaf stays, so roots and other proofs stay valid)",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
-    request: { params: IdParamSchema },
+    request: {
+      query: NoQuerySchema,
+      params: IdParamSchema,
+    },
     responses: {
       204: { description: "Deleted" },
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),
     },
   });

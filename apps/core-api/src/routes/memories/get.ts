@@ -1,26 +1,32 @@
 /**
- * `GET /memories/:id` (CONTRACT §4): one of the caller's memories; another user's is 404.
+ * `GET /memories/:id` (docs/protocol.md §4): one of the caller's memories; another user's is 404.
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import { MemorySchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
-import { MemorySchema } from "./_schema.js";
+import { bearerSecurity, IdParamSchema } from "../../schemas.js";
 
 /** Registers `GET /memories/:id`. */
 export function registerGetMemory(app: App, deps: AppDeps, services: Services): void {
   const route = createRoute({
     method: "get",
     path: "/memories/{id}",
+    operationId: "getMemory",
     tags: ["memories"],
     summary: "Read one memory",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
-    request: { params: IdParamSchema },
+    request: {
+      query: NoQuerySchema,
+      params: IdParamSchema,
+    },
     responses: {
       200: { description: "The memory", content: { "application/json": { schema: MemorySchema } } },
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),
     },
   });

@@ -1,12 +1,13 @@
 /**
- * `GET /memories` (CONTRACT §1, §4): the caller's live memories, newest first, cursor-paginated.
+ * `GET /memories` (docs/protocol.md §1, §4): the caller's live memories, newest first, cursor-paginated.
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
+import { MemorySchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
-import { MemorySchema } from "./_schema.js";
+import { bearerSecurity } from "../../schemas.js";
 
 const MemoryPageSchema = z
   .object({ items: z.array(MemorySchema), nextCursor: z.string().nullable() })
@@ -17,12 +18,13 @@ export function registerListMemories(app: App, deps: AppDeps, services: Services
   const route = createRoute({
     method: "get",
     path: "/memories",
+    operationId: "listMemories",
     tags: ["memories"],
     summary: "List the caller's memories, newest first",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
     request: {
-      query: z.object({
+      query: z.strictObject({
         limit: z.coerce.number().int().min(1).max(200).default(50),
         cursor: z.string().max(512).optional(),
       }),
@@ -34,6 +36,7 @@ export function registerListMemories(app: App, deps: AppDeps, services: Services
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });
   app.openapi(route, async (c) => {

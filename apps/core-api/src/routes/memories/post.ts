@@ -1,25 +1,28 @@
 /**
- * `POST /memories` (spec §3 "Writing a memory"; CONTRACT §4): encrypts and appends a memory to
+ * `POST /memories` (docs/protocol.md §4 "Writing a memory"; docs/protocol.md §4): encrypts and appends a memory to
  * the caller's Merkle log.
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import { CreatedMemorySchema, CreateMemoryBodySchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
 import { expectAppend } from "../../middleware/expect-append.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
-import { CreatedMemorySchema, CreateMemoryBodySchema } from "./_schema.js";
+import { bearerSecurity } from "../../schemas.js";
 
 /** Registers `POST /memories`. */
 export function registerPostMemories(app: App, deps: AppDeps, services: Services): void {
   const route = createRoute({
     method: "post",
     path: "/memories",
+    operationId: "createMemory",
     tags: ["memories"],
     summary: "Store a memory (encrypted at rest, appended to the caller's Merkle log)",
     security: bearerSecurity,
     middleware: [expectAppend(services.appendQueue), requireAuth(deps)] as const,
     request: {
+      query: NoQuerySchema,
       body: {
         required: true,
         content: { "application/json": { schema: CreateMemoryBodySchema } },
@@ -32,6 +35,7 @@ export function registerPostMemories(app: App, deps: AppDeps, services: Services
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       413: errorResponse("payload_too_large"),
       415: errorResponse("unsupported_media_type"),
     },

@@ -1,25 +1,30 @@
 /**
- * `GET /memories/:id/proof` (CONTRACT §5): the proof bundle, cut at the latest anchored
+ * `GET /memories/:id/proof` (docs/protocol.md §6): the proof bundle, cut at the latest anchored
  * checkpoint, that a third party checks offline against the chain. One database statement after
  * the bearer's (ProofService.proofOf).
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import { ProofBundleSchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
-import { ProofBundleSchema } from "./_schema.js";
+import { bearerSecurity, IdParamSchema } from "../../schemas.js";
 
 /** Registers `GET /memories/:id/proof`. */
 export function registerGetMemoryProof(app: App, deps: AppDeps, services: Services): void {
   const route = createRoute({
     method: "get",
     path: "/memories/{id}/proof",
+    operationId: "getMemoryProof",
     tags: ["proofs"],
     summary: "The memory's inclusion proof at the latest anchored checkpoint",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
-    request: { params: IdParamSchema },
+    request: {
+      query: NoQuerySchema,
+      params: IdParamSchema,
+    },
     responses: {
       200: {
         description:
@@ -27,6 +32,7 @@ export function registerGetMemoryProof(app: App, deps: AppDeps, services: Servic
         content: { "application/json": { schema: ProofBundleSchema } },
       },
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),
     },
   });

@@ -1,31 +1,27 @@
 /**
- * `POST /memories/search` (spec §3 "Recall"; CONTRACT §4): substring recall over the caller's
+ * `POST /memories/search` (docs/protocol.md §4 "Recall"; docs/protocol.md §4): substring recall over the caller's
  * memories, case-insensitive by default, newest first, with an exact-match metadata filter.
  * @module
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import { SearchBodySchema, SearchResultSchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse } from "../../schemas.js";
-import { MemorySchema, SearchBodySchema } from "./_schema.js";
-
-const SearchResultSchema = z
-  .object({
-    items: z.array(MemorySchema),
-    scanned: z.number().int().openapi({ description: "live memories examined" }),
-  })
-  .openapi("SearchResult");
+import { bearerSecurity } from "../../schemas.js";
 
 /** Registers `POST /memories/search`. */
 export function registerSearchMemories(app: App, deps: AppDeps, services: Services): void {
   const route = createRoute({
     method: "post",
     path: "/memories/search",
+    operationId: "searchMemories",
     tags: ["memories"],
     summary: "Recall memories by substring (not semantic), newest first",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
     request: {
+      query: NoQuerySchema,
       body: { required: true, content: { "application/json": { schema: SearchBodySchema } } },
     },
     responses: {
@@ -35,6 +31,7 @@ export function registerSearchMemories(app: App, deps: AppDeps, services: Servic
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });
   app.openapi(route, async (c) => {

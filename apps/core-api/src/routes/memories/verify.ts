@@ -1,46 +1,36 @@
 /**
- * `GET /memories/:id/verify` (CONTRACT §5; spec's convenience verify): the server reads the
+ * `GET /memories/:id/verify` (docs/protocol.md §6; spec's convenience verify): the server reads the
  * commitment account from the chain and checks the memory's proof against it.
  * @module
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import { VerifyResultSchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
-import { bearerSecurity, errorResponse, IdParamSchema } from "../../schemas.js";
-
-const VerifySchema = z
-  .object({
-    verified: z.boolean(),
-    reason: z.enum(["not_anchored", "root_mismatch", "proof_invalid"]).nullable(),
-    checkedAgainst: z
-      .object({
-        cluster: z.string(),
-        programId: z.string(),
-        account: z.string(),
-        memoryCount: z.number().int(),
-        nonce: z.number().int(),
-        rootHash: z.string(),
-      })
-      .nullable(),
-  })
-  .openapi("VerifyResult");
+import { bearerSecurity, IdParamSchema } from "../../schemas.js";
 
 /** Registers `GET /memories/:id/verify`. */
 export function registerVerifyMemory(app: App, deps: AppDeps, services: Services): void {
   const route = createRoute({
     method: "get",
     path: "/memories/{id}/verify",
+    operationId: "verifyMemory",
     tags: ["proofs"],
     summary: "Check the memory's proof against the commitment account read from the chain",
     security: bearerSecurity,
     middleware: [requireAuth(deps)] as const,
-    request: { params: IdParamSchema },
+    request: {
+      query: NoQuerySchema,
+      params: IdParamSchema,
+    },
     responses: {
       200: {
         description: "The outcome",
-        content: { "application/json": { schema: VerifySchema } },
+        content: { "application/json": { schema: VerifyResultSchema } },
       },
       401: errorResponse("unauthorized"),
+      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),
       503: errorResponse("chain_unavailable"),
     },

@@ -1,0 +1,44 @@
+/**
+ * The dependencies of the extension API and its typed request context: `createApp(deps)` receives
+ * real parts (database, config, clock, logger); tests pass a controllable clock.
+ * @module
+ */
+import type { HttpBindings } from "@hono/node-server";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Clock, ExtensionAuthContext } from "@svc/auth";
+import type { Database } from "@svc/db-schema";
+import type { RateLimits } from "@svc/http-kit";
+import type { AnchorChain, MemoryDomain } from "@svc/memory";
+import type { Logger } from "pino";
+import type { Config } from "./env.js";
+import type { ConnectService } from "./services/connect.js";
+
+/** Everything the app needs from outside. */
+export interface AppDeps {
+  readonly db: Database;
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** The chain proofs are anchored on; default: JSON-RPC at `config.chainRpcUrl`. */
+  readonly chain?: AnchorChain;
+}
+
+/** The services `createApp` builds: the memory domain shared with core-api, and connect. */
+export interface Services extends MemoryDomain {
+  readonly connect: ConnectService;
+}
+
+/** Hono environment: the Node request/response when served by @hono/node-server, and variables. */
+export interface AppEnv {
+  Bindings: Partial<HttpBindings>;
+  Variables: {
+    requestId: string;
+    /** Set by the token middleware on authenticated routes. */
+    auth: ExtensionAuthContext;
+    /** The app's rate limits (docs/protocol.md §12), set by @svc/http-kit's createApiApp. */
+    rateLimits: RateLimits;
+  };
+}
+
+/** The app type every route registers on. */
+export type App = OpenAPIHono<AppEnv>;

@@ -1,0 +1,40 @@
+/**
+ * Extension token authentication (docs/protocol.md §3 "Extension API sessions"; docs/protocol.md §9): resolves
+ * `Authorization: Bearer <token>` with one indexed read and stores the caller in `c.var.auth`;
+ * every authenticated request is then counted against its session's rate limit (docs/protocol.md §12).
+ * @module
+ */
+import { AuthError, resolveExtensionToken } from "@svc/auth";
+import type { MiddlewareHandler } from "hono";
+import type { AppDeps, AppEnv } from "../context.js";
+import { ApiError } from "../errors.js";
+
+/**
+ * Requires a valid, unrevoked, unexpired extension token, then charges its session's rate limit
+ * (keyed by the session id, never the token).
+ * A missing or failed token is counted against the client address's unauthenticated limit.
+ * @throws ApiError `unauthorized` (401) without a valid token; `rate_limited` (429) past the
+ *   session's limit, or past the client address's limit for failed tokens.
+ */
+export function requireExtensionToken(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
+    if (!match?.[1]) {
+      await c.var.rateLimits.chargeClientIp(c);
+      throw new ApiError("unauthorized", "missing bearer token");
+    }
+    let auth: Awaited<ReturnType<typeof resolveExtensionToken>>;
+    try {
+      auth = await resolveExtensionToken({ db: deps.db, clock: deps.clock }, match[1]);
+    } catch (error) {
+      if (error instanceof AuthError) {
+        // A failed token counts against the client address, like the connect routes.
+        await c.var.rateLimits.chargeClientIp(c);
+      }
+      throw error;
+    }
+    c.set("auth", auth);
+    await c.var.rateLimits.chargeCredential(c, auth.sessionId);
+    await next();
+  };
+}

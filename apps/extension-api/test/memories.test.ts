@@ -1,0 +1,199 @@
+/**
+ * Ingest and recall through the extension API, and one memory domain with core-api (issue:
+ * "one memory domain for both apps"): a memory ingested through the extension is the same
+ * encrypted append to the same per-user Merkle log as core's `POST /memories`; core-api and the
+ * extension API (separate connection pools, as separate processes) appending for one user at once
+ * keep the root equal to a full recomputation and every proof valid.
+ * @module
+ */
+import { rootAtSize } from "@svc/db-schema";
+import { fromHex, rootFromLeafHashes, toHex, verifyInclusion } from "@svc/merkle-log";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  mintApiKey,
+  recordCheckpoint,
+  signIn,
+  startTestApp,
+  type TestApp,
+} from "../../core-api/test/helpers.js";
+import {
+  bearer,
+  call,
+  connect,
+  newWallet,
+  startExtensionApp,
+  type TestExtensionApp,
+} from "./helpers.js";
+
+let core: TestApp;
+let ext: TestExtensionApp;
+
+beforeAll(async () => {
+  core = await startTestApp();
+  ext = await startExtensionApp({ databaseUrl: core.databaseUrl, clock: core.clock });
+});
+afterAll(async () => {
+  await ext.close();
+  await core.close();
+});
+
+interface Created {
+  id: string;
+  leafIndex: number;
+  leafHash: string;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  anchored: boolean;
+}
+
+describe("ingest and recall", () => {
+  it("ingests like core: 201 with the leaf, then found by search", async () => {
+    const { token } = await connect(ext.url, newWallet());
+    const res = await call<Created>(`${ext.url}/memories`, {
+      headers: bearer(token),
+      body: {
+        content: "The selected paragraph about Merkle trees",
+        metadata: { url: "https://example.com/a", title: "A page" },
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      leafIndex: 0,
+      leafHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      metadata: { url: "https://example.com/a", title: "A page" },
+      createdAt: ext.clock.now().toISOString(),
+      anchored: false,
+    });
+    const found = await call<{ items: { id: string; content: string }[]; scanned: number }>(
+      `${ext.url}/memories/search`,
+      { headers: bearer(token), body: { query: "merkle" } },
+    );
+    expect(found.status).toBe(200);
+    expect(found.body.items.map((m) => m.id)).toEqual([res.body.id]);
+    expect(found.body.items[0]?.content).toBe("The selected paragraph about Merkle trees");
+    expect(found.body.scanned).toBe(1);
+  });
+
+  it("validates ingest like core", async () => {
+    const { token } = await connect(ext.url, newWallet());
+    const cases: [unknown, number, string][] = [
+      [{}, 400, "invalid_request"],
+      [{ content: "" }, 400, "invalid_request"],
+      [{ content: "x".repeat(32_769) }, 400, "invalid_request"],
+      [{ content: "\ud800" }, 400, "invalid_request"],
+      [{ content: "x", metadata: [] }, 400, "invalid_request"],
+      [{ content: "x", metadata: { "": 1 } }, 400, "invalid_request"],
+      [{ content: "x", metadata: { k: "a\u0000b" } }, 400, "invalid_request"],
+      [{ content: "x", metadata: { k: "y".repeat(5000) } }, 400, "invalid_request"],
+      [{ content: "x".repeat(300 * 1024) }, 413, "payload_too_large"],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await call<{ error: { code: string } }>(`${ext.url}/memories`, {
+        headers: bearer(token),
+        body,
+      });
+      expect([res.status, res.body.error.code]).toEqual([status, code]);
+    }
+    const text = await fetch(`${ext.url}/memories`, {
+      method: "POST",
+      headers: { ...bearer(token), "content-type": "text/plain" },
+      body: "hello",
+    });
+    expect(text.status).toBe(415);
+    const broken = await fetch(`${ext.url}/memories`, {
+      method: "POST",
+      headers: { ...bearer(token), "content-type": "application/json" },
+      body: '{"content": "x"',
+    });
+    expect(broken.status).toBe(400);
+    const none = await call(`${ext.url}/memories`, { body: { content: "x" } });
+    expect(none.status).toBe(401);
+    const list = await call<{ items: unknown[] }>(`${ext.url}/memories/search`, {
+      headers: bearer(token),
+      body: { query: "x" },
+    });
+    expect(list.body.items).toEqual([]);
+  });
+});
+
+describe("one memory domain with core-api", () => {
+  it("an ingested memory is in core's GET /memories, with a proof that verifies", async () => {
+    const wallet = newWallet();
+    const { token } = await connect(ext.url, wallet);
+    const session = await signIn(core.url, wallet);
+    const ingested = await call<Created>(`${ext.url}/memories`, {
+      headers: bearer(token),
+      body: { content: "remember me", metadata: { url: "https://example.com/b" } },
+    });
+    const listed = await call<{ items: { id: string; content: string; leafIndex: number }[] }>(
+      `${core.url}/memories`,
+      { headers: bearer(session.token) },
+    );
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ id: ingested.body.id, content: "remember me", leafIndex: 0 }),
+    ]);
+    const root = await recordCheckpoint(core, session, 1, 1);
+    const proof = await call<{ leafHash: string; inclusionProof: string[] }>(
+      `${core.url}/memories/${ingested.body.id}/proof`,
+      { headers: bearer(session.token) },
+    );
+    expect(proof.status).toBe(200);
+    expect(() =>
+      verifyInclusion(
+        0,
+        1,
+        fromHex(proof.body.leafHash),
+        proof.body.inclusionProof.map(fromHex),
+        root,
+      ),
+    ).not.toThrow();
+  });
+
+  it("core-api and the extension API appending for one user at once stay one log", async () => {
+    const wallet = newWallet();
+    const { token } = await connect(ext.url, wallet);
+    const session = await signIn(core.url, wallet);
+    const key = await mintApiKey(core.url, session.token);
+    const writes = 120;
+    const write = (url: string, headers: Record<string, string>, i: number) =>
+      call<Created>(`${url}/memories`, { headers, body: { content: `memory ${i} via ${url}` } });
+    const results = await Promise.all(
+      Array.from({ length: writes }, (_, i) =>
+        i % 2 === 0 ? write(core.url, bearer(key), i) : write(ext.url, bearer(token), i),
+      ),
+    );
+    expect(results.every((r) => r.status === 201)).toBe(true);
+    const indices = results.map((r) => r.body.leafIndex).sort((a, b) => a - b);
+    expect(indices).toEqual(Array.from({ length: writes }, (_, i) => i));
+
+    const leaves = results
+      .slice()
+      .sort((a, b) => a.body.leafIndex - b.body.leafIndex)
+      .map((r) => fromHex(r.body.leafHash));
+    const root = await rootAtSize(core.db, session.userId, writes);
+    expect(toHex(root)).toBe(toHex(rootFromLeafHashes(leaves)));
+    await recordCheckpoint(core, session, writes, 1);
+    for (const r of results) {
+      const proof = await call<{ inclusionProof: string[]; leafHash: string }>(
+        `${core.url}/memories/${r.body.id}/proof`,
+        { headers: bearer(session.token) },
+      );
+      expect(proof.body.leafHash).toBe(r.body.leafHash);
+      expect(() =>
+        verifyInclusion(
+          r.body.leafIndex,
+          writes,
+          fromHex(proof.body.leafHash),
+          proof.body.inclusionProof.map(fromHex),
+          root,
+        ),
+      ).not.toThrow();
+    }
+    const recalled = await call<{ items: unknown[] }>(`${ext.url}/memories/search`, {
+      headers: bearer(token),
+      body: { query: "memory", limit: 200 },
+    });
+    expect(recalled.body.items).toHaveLength(writes);
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * `@svc/http-kit`: the HTTP plumbing both APIs share (docs/protocol.md §1, §12): the error shape and
+ * handler, request ids and the access log, the JSON body rules, the rate limits, the OpenAPI error
+ * schema and validation hook, health and readiness routes, and draining requests in flight on
+ * shutdown.
+ * @module
+ */
+
+export { createApiApp, publishApiApp } from "./api-app.js";
+export {
+  BODY_LIMIT_BYTES,
+  limitBody,
+  type NodeEnv,
+  type RouteBodyLimits,
+  requireJsonBody,
+} from "./body.js";
+export {
+  ApiError,
+  type BaseErrorCode,
+  createErrorHandler,
+  type ErrorHandlerOptions,
+  errorBody,
+  isDatabaseUnavailable,
+  type LoggedError,
+  loggableError,
+} from "./errors.js";
+export { registerHealthRoutes } from "./health.js";
+export { type InFlightTracker, trackInFlight } from "./in-flight.js";
+export {
+  ErrorSchema,
+  errorResponse,
+  NoQuerySchema,
+  rateLimitedResponse,
+  validationHook,
+  withoutNul,
+} from "./openapi.js";
+export { type HttpProcessOptions, runHttpProcess } from "./process.js";
+export {
+  clientIp,
+  limitPerClientIp,
+  RATE_LIMIT_WINDOW_SECONDS,
+  type RateLimitConfig,
+  type RateLimitEnv,
+  RateLimits,
+} from "./rate-limit.js";
+export { type RequestIdEnv, requestLog } from "./request-log.js";
+export {
+  answerClientErrors,
+  HEADERS_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  SERVER_OPTIONS,
+} from "./server-limits.js";

@@ -1,0 +1,48 @@
+/**
+ * Request ids and the access log (docs/protocol.md §1 "Every response carries x-request-id"): an incoming
+ * `x-request-id` is kept when short and plain, otherwise a UUID is made; one log line per request
+ * with method, path, status and milliseconds, never headers, bodies or query strings.
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import type { Logger } from "pino";
+
+/** The hono environment of an app with request ids. */
+export interface RequestIdEnv {
+  Variables: { requestId: string };
+}
+
+/** An incoming x-request-id is kept only when it is short and plain. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Sets `c.var.requestId` and the `x-request-id` header before the route runs (a header set on a
+ * finished response makes hono copy the response), then logs the request.
+ * @param options.loggablePath the path as logged; lets an app redact credentials that travel in
+ *   a path (default: the path itself).
+ */
+export function requestLog<E extends RequestIdEnv>(options: {
+  readonly logger: Logger;
+  readonly loggablePath?: (method: string, path: string) => string;
+}): MiddlewareHandler<E> {
+  const loggablePath = options.loggablePath ?? ((_method: string, path: string) => path);
+  return async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const id = incoming !== undefined && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    c.set("requestId", id);
+    c.header("x-request-id", id);
+    const started = performance.now();
+    await next();
+    options.logger.info(
+      {
+        requestId: id,
+        method: c.req.method,
+        path: loggablePath(c.req.method, c.req.path),
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      "request",
+    );
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * One memory domain per process, built the same way by every app that reads or writes memories
+ * (core-api, extension-api): the group-commit append queue, data keys, recall cache, memory and
+ * proof services over one database.
+ * @module
+ */
+import type { Clock } from "@svc/auth";
+import type { Database } from "@svc/db-schema";
+import type { MasterKeyring } from "@svc/envelope-crypto";
+import { AppendQueue } from "./append-queue.js";
+import { DataKeys } from "./caller.js";
+import { MemoryService } from "./memories.js";
+import { type AnchorChain, ProofService } from "./proofs.js";
+import { RecallCache } from "./recall-cache.js";
+
+/** The memory services of one process. */
+export interface MemoryDomain {
+  /** The process's group-commit queue of memory appends (MemoryService writes through it). */
+  readonly appendQueue: AppendQueue;
+  /** Users' data keys, unwrapped once per user (the wrapped key is still loaded per request). */
+  readonly dataKeys: DataKeys;
+  readonly recall: RecallCache;
+  readonly memories: MemoryService;
+  readonly proofs: ProofService;
+}
+
+/**
+ * Builds the memory domain of a process. Several processes may each build one over the same
+ * database: appends of one user from several processes serialise on the user's tree row
+ * (compare-and-swap, retried), so the log stays one append-only log.
+ * @param deps.masterKeys the key-encryption keys that wrap users' data keys (current and previous).
+ * @param deps.recallCacheMaxBytes bound of the decrypted recall cache, bytes (0 disables it).
+ * @param deps.chain where anchored roots are read for `verify` (docs/protocol.md §7 "convenience verify").
+ * @throws RangeError for a malformed bound (from the services' constructors).
+ */
+export function createMemoryDomain(deps: {
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly masterKeys: MasterKeyring;
+  readonly recallCacheMaxBytes: number;
+  readonly chain: AnchorChain;
+}): MemoryDomain {
+  const recall = new RecallCache({
+    db: deps.db,
+    clock: deps.clock,
+    maxBytes: deps.recallCacheMaxBytes,
+  });
+  const appendQueue = new AppendQueue(deps.db);
+  const dataKeys = new DataKeys(deps.masterKeys);
+  const memories = new MemoryService({ db: deps.db, clock: deps.clock, appendQueue, recall });
+  const proofs = new ProofService(deps.db, deps.chain);
+  return { appendQueue, dataKeys, recall, memories, proofs };
+}

@@ -1,0 +1,47 @@
+/**
+ * Typed errors of the memory domain (they know nothing of HTTP; each app maps `code` to its
+ * status in one place).
+ * @module
+ */
+
+/** The closed set of domain failure codes. */
+export type MemoryErrorCode = "not_found" | "invalid_request";
+
+/** Base class of the memory domain's refusals. */
+export class MemoryDomainError extends Error {
+  readonly code: MemoryErrorCode;
+  /** Structured details for the client (e.g. failing fields), or undefined. */
+  readonly details: unknown;
+
+  constructor(code: MemoryErrorCode, message: string, details?: unknown) {
+    super(message);
+    this.name = "MemoryDomainError";
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** The memory is unknown, deleted, or another user's (those are indistinguishable, docs/protocol.md §3). */
+export class MemoryNotFoundError extends MemoryDomainError {
+  constructor() {
+    super("not_found", "no such memory");
+    this.name = "MemoryNotFoundError";
+  }
+}
+
+/** A consistency-proof range outside `1 ≤ from ≤ to ≤ treeSize` (RFC 9162 §2.1.4). */
+export class InvalidRangeError extends MemoryDomainError {
+  readonly from: number;
+  readonly to: number;
+  readonly treeSize: number;
+
+  constructor(from: number, to: number, treeSize: number) {
+    super("invalid_request", `need 1 <= from <= to <= treeSize (${treeSize})`, [
+      { path: ["from"], message: `from=${from}, to=${to}, treeSize=${treeSize}` },
+    ]);
+    this.name = "InvalidRangeError";
+    this.from = from;
+    this.to = to;
+    this.treeSize = treeSize;
+  }
+}

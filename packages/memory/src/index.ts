@@ -1,0 +1,70 @@
+/**
+ * `@svc/memory`: the memory domain both HTTP apps compose (docs/protocol.md §4, §6): the
+ * encrypted append to a user's RFC 9162 Merkle log with group commit, recall over the decrypted
+ * log, proofs at the latest anchored checkpoint, and the request schemas of the memory routes.
+ * @module
+ */
+
+export { rpcAnchorChain } from "./anchor-chain.js";
+export {
+  type AppendedLeaf,
+  type Appender,
+  AppendQueue,
+  type AppendQueueOptions,
+  type ExpectedAppend,
+} from "./append-queue.js";
+export { DataKeys, type Owner } from "./caller.js";
+export { createMemoryDomain, type MemoryDomain } from "./domain.js";
+export {
+  InvalidRangeError,
+  MemoryDomainError,
+  type MemoryErrorCode,
+  MemoryNotFoundError,
+} from "./errors.js";
+export {
+  checkMasterKeys,
+  MissingMasterKeyError,
+  type RotationOptions,
+  type RotationProgress,
+  type RotationResult,
+  rotateDataKeys,
+} from "./master-keys.js";
+export {
+  type CreatedMemory,
+  type MemoryInput,
+  MemoryService,
+  type SearchInput,
+} from "./memories.js";
+export { type MemoryBody, newSalt, SALT_BYTES, sealMemoryBody } from "./memory-body.js";
+export { memoryLeaf } from "./memory-leaf.js";
+export type { MemoryView } from "./memory-view.js";
+export {
+  type AnchorChain,
+  type ConsistencyView,
+  type LogView,
+  type MemoryWithProof,
+  type OnChainCommitment,
+  type ProofBundleView,
+  ProofService,
+  type VerifyView,
+} from "./proofs.js";
+export { RecallCache, type RecallQuery, type RecallResult } from "./recall-cache.js";
+export {
+  ContentSchema,
+  CreatedMemoriesSchema,
+  CreatedMemorySchema,
+  CreateMemoriesBodySchema,
+  CreateMemoryBodySchema,
+  isWellFormedText,
+  LeafDataSchema,
+  MAX_BATCH_BODY_BYTES,
+  MAX_BATCH_ITEMS,
+  MAX_CONTENT_BYTES,
+  MAX_METADATA_BYTES,
+  MemorySchema,
+  MetadataSchema,
+  ProofBundleSchema,
+  SearchBodySchema,
+  SearchResultSchema,
+  VerifyResultSchema,
+} from "./schemas.js";

@@ -1,0 +1,318 @@
+/**
+ * Proofs and log views (docs/protocol.md §6): inclusion proofs cut at the latest anchored checkpoint
+ * (RFC 9162 §2.1.3), the log head, consistency proofs between two sizes (RFC 9162 §2.1.4), and the
+ * server-side convenience check against the commitment account read from the chain.
+ * @module
+ */
+import type { AnchoredCheckpoint, Database, Memory } from "@svc/db-schema";
+import {
+  getMemoryAtLatestCheckpoint,
+  getTree,
+  latestAnchoredCheckpoint,
+  nodeSource,
+  rootAtSize,
+} from "@svc/db-schema";
+import {
+  consistencyProof,
+  EMPTY_ROOT,
+  fromHex,
+  inclusionProof,
+  type NodeHashSource,
+  ProofError,
+  rootFromInclusionProof,
+  toHex,
+} from "@svc/merkle-log";
+import type { ProofBundle } from "@svc/verifier";
+import type { Owner } from "./caller.js";
+import { InvalidRangeError, MemoryNotFoundError } from "./errors.js";
+import { type MemoryBody, openMemoryBody } from "./memory-body.js";
+import { memoryLeaf } from "./memory-leaf.js";
+import { type MemoryView, memoryView } from "./memory-view.js";
+
+/** The commitment account fields the verify route compares against. */
+export interface OnChainCommitment {
+  /** The PDA, base58. */
+  readonly address: string;
+  readonly root: Uint8Array;
+  readonly memoryCount: number;
+  readonly nonce: number;
+}
+
+/** Where roots are anchored, and how to read them back (`@svc/chain-commit`). */
+export interface AnchorChain {
+  /** Cluster name reported in anchors ("localnet", "devnet", …). */
+  readonly cluster: string;
+  /** Commitment program id, base58. */
+  readonly programId: string;
+  /** The commitment PDA of `owner` (base58 in, base58 out). */
+  commitmentAccount(owner: string): string;
+  /**
+   * Reads the owner's commitment account; null when none exists.
+   * @throws ChainUnavailableError (`@svc/chain-commit`) when the RPC read fails.
+   */
+  readCommitment(owner: string): Promise<OnChainCommitment | null>;
+}
+
+/** A proof bundle as this service builds it (the verifier's ProofBundle, proof array owned). */
+export type ProofBundleView = ProofBundle & { readonly inclusionProof: string[] | null };
+
+/** A memory with its proof bundle nested as `proof` (docs/protocol.md §8, grant answers). */
+export type MemoryWithProof = MemoryView & { readonly proof: ProofBundleView };
+
+/** `GET /log` (docs/protocol.md §6). */
+export interface LogView {
+  readonly treeSize: number;
+  readonly rootHash: string;
+  readonly anchored: {
+    readonly treeSize: number;
+    readonly rootHash: string;
+    readonly nonce: number;
+    readonly signature: string;
+  } | null;
+}
+
+/** `GET /log/consistency` (docs/protocol.md §6). */
+export interface ConsistencyView {
+  readonly from: number;
+  readonly to: number;
+  readonly fromRoot: string;
+  readonly toRoot: string;
+  readonly proof: string[];
+}
+
+/** `GET /memories/:id/verify` (docs/protocol.md §6). */
+export interface VerifyView {
+  readonly verified: boolean;
+  readonly reason: "not_anchored" | "root_mismatch" | "proof_invalid" | null;
+  readonly checkedAgainst: {
+    readonly cluster: string;
+    readonly programId: string;
+    readonly account: string;
+    readonly memoryCount: number;
+    readonly nonce: number;
+    readonly rootHash: string;
+  } | null;
+}
+
+/** Proof operations over the node store and the anchored checkpoints. */
+export class ProofService {
+  constructor(
+    private readonly db: Database,
+    private readonly chain: AnchorChain,
+  ) {}
+
+  /**
+   * The proof bundle of one memory row of the owner (docs/protocol.md §6): leaf data recomputed from the
+   * decrypted body, and the audit path in the tree of the latest anchored checkpoint when that
+   * covers the leaf. Pass `checkpoint` when already loaded (grants load it once for many).
+   * @throws MemoryNotFoundError for a deleted row; internal Error when the recomputed leaf hash
+   *   differs from the stored one (a damaged row).
+   */
+  async bundle(
+    owner: Owner,
+    dataKey: Uint8Array,
+    row: Memory,
+    checkpoint: AnchoredCheckpoint | null,
+  ): Promise<ProofBundleView> {
+    return this.bundleOf(owner, row, openRow(owner, dataKey, row), checkpoint);
+  }
+
+  /**
+   * `GET /memories/:id/proof` (docs/protocol.md §6): the proof bundle of the owner's memory `memoryId`,
+   * as {@link bundle} builds it, from ONE database statement (getMemoryAtLatestCheckpoint: the
+   * row, the latest anchored checkpoint and the inclusion path's nodes, in one snapshot). Nothing
+   * is cached, so every core-api instance on the database answers the same.
+   * @throws MemoryNotFoundError when the memory is unknown, deleted or another user's; as
+   *   {@link bundle} otherwise (MissingNodeError when the node store lacks a path node).
+   */
+  async proofOf(owner: Owner, dataKey: Uint8Array, memoryId: string): Promise<ProofBundleView> {
+    const read = await getMemoryAtLatestCheckpoint(this.db, owner.userId, memoryId);
+    if (!read) {
+      throw new MemoryNotFoundError();
+    }
+    const body = openRow(owner, dataKey, read.memory);
+    return this.bundleOf(owner, read.memory, body, read.checkpoint, read.nodes);
+  }
+
+  /**
+   * A memory as a capability grant shows it (docs/protocol.md §8): the memory object of docs/protocol.md §4 with
+   * its proof bundle nested as `proof`; `anchored` is the bundle's (covered by `checkpoint`). The
+   * body is decrypted once for both.
+   * @throws as {@link bundle}.
+   */
+  async memoryWithProof(
+    owner: Owner,
+    dataKey: Uint8Array,
+    row: Memory,
+    checkpoint: AnchoredCheckpoint | null,
+  ): Promise<MemoryWithProof> {
+    const body = openRow(owner, dataKey, row);
+    const proof = await this.bundleOf(owner, row, body, checkpoint);
+    return { ...memoryView(row, body.content, proof.anchored), proof };
+  }
+
+  private async bundleOf(
+    owner: Owner,
+    row: Memory,
+    body: MemoryBody,
+    checkpoint: AnchoredCheckpoint | null,
+    nodes: NodeHashSource = nodeSource(this.db, owner.userId),
+  ): Promise<ProofBundleView> {
+    const { leafData, leafHash } = memoryLeaf(
+      {
+        memoryId: row.id,
+        owner: owner.ownerPubkey,
+        createdAt: row.createdAt,
+        metadata: row.metadata,
+      },
+      body,
+    );
+    const storedHash = toHex(row.leafHash);
+    if (toHex(leafHash) !== storedHash) {
+      throw new Error(`memory ${row.id}: recomputed leaf hash differs from the stored one`);
+    }
+    const base = {
+      memoryId: row.id,
+      leafIndex: row.leafIndex,
+      leafHash: storedHash,
+      leafData,
+      salt: Buffer.from(body.salt).toString("base64"),
+    };
+    if (!checkpoint || row.leafIndex >= checkpoint.treeSize) {
+      return { ...base, anchored: false, checkpoint: null, inclusionProof: null, anchor: null };
+    }
+    const path = await inclusionProof(row.leafIndex, checkpoint.treeSize, nodes);
+    return {
+      ...base,
+      anchored: true,
+      checkpoint: { treeSize: checkpoint.treeSize, rootHash: toHex(checkpoint.root) },
+      inclusionProof: path.map(toHex),
+      anchor: {
+        cluster: this.chain.cluster,
+        programId: this.chain.programId,
+        account: this.chain.commitmentAccount(owner.ownerPubkey),
+        memoryCount: checkpoint.treeSize,
+        nonce: checkpoint.nonce,
+        signature: checkpoint.signature,
+      },
+    };
+  }
+
+  /** The owner's latest anchored checkpoint, or null. */
+  latestCheckpoint(owner: Owner): Promise<AnchoredCheckpoint | null> {
+    return latestAnchoredCheckpoint(this.db, owner.userId);
+  }
+
+  /** `GET /log`: the persisted tree head and the latest anchored checkpoint. */
+  async log(owner: Owner): Promise<LogView> {
+    const [tree, checkpoint] = await Promise.all([
+      getTree(this.db, owner.userId),
+      latestAnchoredCheckpoint(this.db, owner.userId),
+    ]);
+    return {
+      treeSize: tree?.size ?? 0,
+      rootHash: toHex(tree?.root ?? EMPTY_ROOT),
+      anchored: checkpoint
+        ? {
+            treeSize: checkpoint.treeSize,
+            rootHash: toHex(checkpoint.root),
+            nonce: checkpoint.nonce,
+            signature: checkpoint.signature,
+          }
+        : null,
+    };
+  }
+
+  /**
+   * `GET /log/consistency`: PROOF(from, D[to]) with both roots.
+   * @throws InvalidRangeError unless 1 ≤ from ≤ to ≤ the current tree size.
+   */
+  async consistency(owner: Owner, from: number, to: number): Promise<ConsistencyView> {
+    const tree = await getTree(this.db, owner.userId);
+    const size = tree?.size ?? 0;
+    if (!(from >= 1 && from <= to && to <= size)) {
+      throw new InvalidRangeError(from, to, size);
+    }
+    const source = nodeSource(this.db, owner.userId);
+    const [proof, fromRoot, toRoot] = await Promise.all([
+      consistencyProof(from, to, source),
+      rootAtSize(this.db, owner.userId, from),
+      rootAtSize(this.db, owner.userId, to),
+    ]);
+    return { from, to, fromRoot: toHex(fromRoot), toRoot: toHex(toRoot), proof: proof.map(toHex) };
+  }
+
+  /**
+   * `GET /memories/:id/verify`: reads the owner's commitment account from the chain and checks
+   * the memory's leaf against the on-chain root and count. When the chain is ahead of the
+   * recorded checkpoint (a commit confirmed, its checkpoint not yet written), the audit path is
+   * rebuilt for the on-chain count, so the check is always against the chain's own tip.
+   * @throws ChainUnavailableError when the chain read fails (the route answers 503).
+   */
+  async verify(owner: Owner, dataKey: Uint8Array, row: Memory): Promise<VerifyView> {
+    const bundle = await this.bundle(owner, dataKey, row, await this.latestCheckpoint(owner));
+    const account = await this.chain.readCommitment(owner.ownerPubkey);
+    if (!account || account.memoryCount === 0 || row.leafIndex >= account.memoryCount) {
+      return {
+        verified: false,
+        reason: "not_anchored",
+        checkedAgainst: account ? this.checkedAgainst(account) : null,
+      };
+    }
+    const checkedAgainst = this.checkedAgainst(account);
+    const tree = await getTree(this.db, owner.userId);
+    if (!tree || account.memoryCount > tree.size) {
+      return { verified: false, reason: "root_mismatch", checkedAgainst };
+    }
+    const path =
+      bundle.checkpoint?.treeSize === account.memoryCount && bundle.inclusionProof
+        ? bundle.inclusionProof.map(fromHex)
+        : await inclusionProof(
+            row.leafIndex,
+            account.memoryCount,
+            nodeSource(this.db, owner.userId),
+          );
+    let root: Uint8Array;
+    try {
+      root = rootFromInclusionProof(
+        row.leafIndex,
+        account.memoryCount,
+        fromHex(bundle.leafHash),
+        path,
+      );
+    } catch (error) {
+      if (error instanceof ProofError) {
+        return { verified: false, reason: "proof_invalid", checkedAgainst };
+      }
+      throw error;
+    }
+    const matches = toHex(root) === toHex(account.root);
+    return { verified: matches, reason: matches ? null : "root_mismatch", checkedAgainst };
+  }
+
+  private checkedAgainst(account: OnChainCommitment): NonNullable<VerifyView["checkedAgainst"]> {
+    return {
+      cluster: this.chain.cluster,
+      programId: this.chain.programId,
+      account: account.address,
+      memoryCount: account.memoryCount,
+      nonce: account.nonce,
+      rootHash: toHex(account.root),
+    };
+  }
+}
+
+/**
+ * Opens a live row's body.
+ * @throws MemoryNotFoundError for a deleted row (no body left); DecryptionError for a damaged one.
+ */
+function openRow(owner: Owner, dataKey: Uint8Array, row: Memory): MemoryBody {
+  if (row.ciphertext === null || row.iv === null) {
+    throw new MemoryNotFoundError();
+  }
+  return openMemoryBody(
+    dataKey,
+    { ciphertext: row.ciphertext, iv: row.iv },
+    { userId: owner.userId, memoryId: row.id },
+  );
+}

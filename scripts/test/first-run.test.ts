@@ -1,0 +1,67 @@
+/**
+ * The first `pnpm start` (scripts/lib/first-run.ts): the settings it writes follow PORT and
+ * EXTENSION_PORT, and every file it generates lands under DATA_DIR, wherever the settings file is.
+ */
+import { existsSync, statSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseEnv } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { ensureLocalEnv } from "../lib/first-run.js";
+
+const made: string[] = [];
+afterEach(async () => {
+  for (const dir of made.splice(0)) {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+async function scratch(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "svc-first-run-"));
+  made.push(dir);
+  return dir;
+}
+
+describe("ensureLocalEnv", () => {
+  it("follows PORT and EXTENSION_PORT", async () => {
+    const dir = await scratch();
+    const envPath = join(dir, ".env");
+    await ensureLocalEnv(envPath, { PORT: "38787", EXTENSION_PORT: "38788" });
+    const settings = parseEnv(await readFile(envPath, "utf8"));
+    expect(settings).toMatchObject({
+      SIWS_DOMAIN: "localhost:38787",
+      SIWS_URI: "http://localhost:38787",
+      PUBLIC_BASE_URL: "http://localhost:38787",
+      EXTENSION_PUBLIC_URL: "http://localhost:38788",
+      DATA_DIR: "./.data",
+      AUTHORITY_KEYPAIR_PATH: "./.data/authority.json",
+    });
+    expect(statSync(envPath).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(dir, ".data", "authority.json"))).toBe(true);
+  });
+
+  it("keeps the generated keypair under DATA_DIR, not beside the settings file", async () => {
+    const dir = await scratch();
+    const data = await scratch();
+    const envPath = join(dir, "x.env");
+    const said = await ensureLocalEnv(envPath, { DATA_DIR: data });
+    const settings = parseEnv(await readFile(envPath, "utf8"));
+    expect(settings.DATA_DIR).toBe(data);
+    expect(settings.AUTHORITY_KEYPAIR_PATH).toBe(join(data, "authority.json"));
+    expect(existsSync(join(data, "authority.json"))).toBe(true);
+    expect(existsSync(join(dir, ".data"))).toBe(false);
+    expect(said.join("\n")).toContain(join(data, "authority.json"));
+    const keypair = JSON.parse(await readFile(join(data, "authority.json"), "utf8")) as number[];
+    expect(keypair).toHaveLength(64);
+  });
+
+  it("writes nothing when the settings file exists", async () => {
+    const dir = await scratch();
+    const envPath = join(dir, ".env");
+    await ensureLocalEnv(envPath);
+    const before = await readFile(envPath, "utf8");
+    expect(await ensureLocalEnv(envPath, { PORT: "1" })).toEqual([]);
+    expect(await readFile(envPath, "utf8")).toBe(before);
+  });
+});
