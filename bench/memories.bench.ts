@@ -41,10 +41,12 @@ import {
 } from "@svc/db-schema";
 import {
   AppendQueue,
+  type Caller,
   MemoryService,
   memoryLeaf,
   newSalt,
   RecallCache,
+  type RecallQuery,
   sealMemoryBody,
 } from "@svc/memory";
 import { fromHex, type Hash, inclusionProof, rootFromInclusionProof, toHex } from "@svc/merkle-log";
@@ -81,9 +83,7 @@ const PROOFS = 300;
 const BIG_TREE_MEMORIES = 32;
 
 /** A signed-in user as the bench needs it: ids, bearer header and data key. */
-interface BenchUser {
-  readonly userId: string;
-  readonly ownerPubkey: string;
+interface BenchUser extends Caller {
   readonly headers: Record<string, string>;
   readonly dataKey: Uint8Array;
 }
@@ -99,6 +99,9 @@ async function newUser(url: string, db: Database, config: Config): Promise<Bench
   return {
     userId,
     ownerPubkey: wallet.publicKey,
+    credential: "session",
+    apiKeyId: null,
+    namespace: null,
     headers: { authorization: `Bearer ${token}` },
     dataKey: config.masterKeys.unwrap(user.wrappedDataKey, userId),
   };
@@ -134,7 +137,7 @@ async function seed(db: Database, user: BenchUser, contents: readonly string[]):
   for (let start = 0; start < contents.length; start += SEED_BATCH) {
     const batch = contents.slice(start, start + SEED_BATCH);
     const created = await Promise.all(
-      batch.map((content) => service.create(user, user.dataKey, content, {})),
+      batch.map((content) => service.create(user, user.dataKey, { content, metadata: {} })),
     );
     ids.push(...created.map((m) => m.id));
   }
@@ -205,7 +208,13 @@ async function recallFigures(
   // Warm: the long-running app (cached by now) and an in-process RecallCache, beside the scan.
   await search(apiUrl, user, expected);
   const cache = new RecallCache({ db, clock: systemClock, maxBytes: config.recallCacheMaxBytes });
-  const query = { query: NEEDLE, caseSensitive: false, metadata: undefined, limit: 20 };
+  const query: RecallQuery = {
+    query: NEEDLE,
+    caseSensitive: false,
+    filter: {},
+    rank: "recency",
+    limit: 20,
+  };
   await cache.search(user.userId, user.dataKey, query);
   const warm: number[] = [];
   const inProcess: number[] = [];
@@ -510,7 +519,7 @@ async function writeFigures(
     if (!user) {
       throw new Error("no bench user");
     }
-    return service.create(user, user.dataKey, memoryText(1), {});
+    return service.create(user, user.dataKey, { content: memoryText(1), metadata: {} });
   };
   const api = await startServerProcess("apps/core-api/src/main.ts", {
     ...BENCH_ENV,

@@ -27,9 +27,11 @@ import { registerGetLog } from "./routes/log/get.js";
 import { registerPostMemoriesBatch } from "./routes/memories/batch.js";
 import { registerDeleteMemory } from "./routes/memories/delete.js";
 import { registerGetMemory } from "./routes/memories/get.js";
+import { registerGetMemoryHistory } from "./routes/memories/history.js";
 import { registerListMemories } from "./routes/memories/list.js";
 import { registerPostMemories } from "./routes/memories/post.js";
 import { registerGetMemoryProof } from "./routes/memories/proof.js";
+import { registerPutMemory } from "./routes/memories/put.js";
 import { registerSearchMemories } from "./routes/memories/search.js";
 import { registerVerifyMemory } from "./routes/memories/verify.js";
 import { registerGetStaking } from "./routes/staking/get.js";
@@ -53,6 +55,8 @@ const routeRegistrations: readonly ((app: App, deps: AppDeps, services: Services
   registerListMemories,
   registerSearchMemories,
   registerGetMemory,
+  registerPutMemory,
+  registerGetMemoryHistory,
   registerDeleteMemory,
   registerGetMemoryProof,
   registerVerifyMemory,

@@ -54,6 +54,7 @@ export function codeToStatus(code: ErrorCode): ContentfulStatusCode {
       return 401;
     case "forbidden":
     case "session_required":
+    case "insufficient_scope":
       return 403;
     case "not_found":
       return 404;

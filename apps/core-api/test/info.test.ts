@@ -35,7 +35,7 @@ describe("GET /info", () => {
       cluster: "localnet",
       programId: t.config.programId,
       anchorAuthority: authority.publicKey.toBase58(),
-      leafEncodingVersions: [1],
+      leafEncodingVersions: [1, 2],
       merkleTree: "RFC 9162 (SHA-256; leaf 0x00, node 0x01)",
       siws: { domain: TEST_ENV.SIWS_DOMAIN, uri: TEST_ENV.SIWS_URI },
     });

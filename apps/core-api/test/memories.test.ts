@@ -50,11 +50,26 @@ describe("POST /memories", () => {
     const res = await write(alice, "the first memory");
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(
-      ["anchored", "createdAt", "id", "leafHash", "leafIndex", "metadata"].sort(),
+      [
+        "anchored",
+        "createdAt",
+        "id",
+        "leafHash",
+        "leafIndex",
+        "metadata",
+        "namespace",
+        "writtenBy",
+        "supersedes",
+        "supersededBy",
+      ].sort(),
     );
     expect(res.body).toMatchObject({
       leafIndex: 0,
       metadata: {},
+      namespace: null,
+      writtenBy: { kind: "session" },
+      supersedes: null,
+      supersededBy: null,
       anchored: false,
       createdAt: t.clock.now().toISOString(),
     });
@@ -274,7 +289,7 @@ describe("DELETE /memories/:id", () => {
 });
 
 describe("leaf encoding (docs/protocol.md §5)", () => {
-  it("is SHA-256(0x00 ‖ RFC 8785 JSON of {v, memoryId, owner, createdAt, metadata, contentHash})", async () => {
+  it("is SHA-256(0x00 ‖ RFC 8785 JSON of {v: 2, memoryId, owner, createdAt, metadata, contentHash, namespace, writtenBy, supersedes})", async () => {
     const user = await newUser(t.url);
     const metadata = { z: [1, 2.5, "ü"], a: { nested: true }, "€": null };
     const created = (await write(user, "leaf encoding check ✓", metadata)).body;
@@ -289,12 +304,15 @@ describe("leaf encoding (docs/protocol.md §5)", () => {
       .update("leaf encoding check ✓", "utf8")
       .digest("hex");
     const expected = {
-      v: 1,
+      v: 2,
       memoryId: created.id,
       owner: user.wallet.publicKey,
       createdAt: created.createdAt,
       metadata,
       contentHash,
+      namespace: null,
+      writtenBy: { kind: "session" },
+      supersedes: null,
     };
     expect(proof.body.leafData).toEqual(expected);
     const leafHash = hashLeaf(new TextEncoder().encode(canonicalize(expected)));

@@ -90,10 +90,10 @@ describe("POST /memories/search", () => {
     );
   });
 
-  it("stops at limit, counting what it scanned", async () => {
+  it("stops at limit (plus the one match that tells whether more follow), counting what it scanned", async () => {
     const res = await search({ query: "e", limit: 2 });
     expect(res.body.items.map((h) => h.id)).toEqual([ids.e, ids.d]);
-    expect(res.body.scanned).toBe(2);
+    expect(res.body.scanned).toBe(3);
   });
 
   it("sees new writes at once (read your writes through the warm cache)", async () => {

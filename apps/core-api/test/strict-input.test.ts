@@ -35,10 +35,10 @@ describe("unknown fields and parameters", () => {
     expect(JSON.stringify(res.body.error.details)).toContain("expiresInSeconds");
     const memory = await call<ErrorAnswer>(`${t.url}/memories`, {
       headers: user.headers,
-      body: { content: "x", namespace: "agent:a" },
+      body: { content: "x", tags: ["a"] },
     });
     expect(memory.status).toBe(400);
-    expect(JSON.stringify(memory.body.error.details)).toContain("namespace");
+    expect(JSON.stringify(memory.body.error.details)).toContain("tags");
   });
 
   it.each([
@@ -64,14 +64,15 @@ describe("unknown fields and parameters", () => {
     expect(JSON.stringify(res.body.error.details)).toContain("dryRun");
   });
 
-  it("refuses a metadata filter value that looks like an operator, naming it", async () => {
+  it("refuses an unknown metadata filter operator, naming it", async () => {
     const res = await call<ErrorAnswer>(`${t.url}/memories/search`, {
       headers: user.headers,
-      body: { query: "x", metadata: { importance: { $gte: 1 } } },
+      body: { query: "x", metadata: { importance: { $regex: "^a" } } },
     });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_request");
-    expect(JSON.stringify(res.body.error.details)).toContain("importance.$gte");
+    expect(JSON.stringify(res.body.error.details)).toContain("importance");
+    expect(JSON.stringify(res.body.error.details)).toContain("$regex");
     const plain = await call(`${t.url}/memories/search`, {
       headers: user.headers,
       body: { query: "x", metadata: { importance: { level: 1 } } },

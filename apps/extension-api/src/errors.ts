@@ -11,7 +11,13 @@ import type { Logger } from "pino";
 import { InvalidRedirectUriError } from "./services/connect.js";
 
 /** Every error code the extension API emits. */
-export type ErrorCode = AuthErrorCode | BaseErrorCode | "invalid_redirect_uri" | "not_found";
+export type ErrorCode =
+  | AuthErrorCode
+  | BaseErrorCode
+  | "invalid_redirect_uri"
+  | "not_found"
+  | "forbidden"
+  | "conflict";
 
 /** The HTTP status of each code. Exhaustive: a new code does not compile without one. */
 export function codeToStatus(code: ErrorCode): ContentfulStatusCode {
@@ -27,6 +33,11 @@ export function codeToStatus(code: ErrorCode): ContentfulStatusCode {
     case "message_mismatch":
     case "invalid_signature":
       return 401;
+    case "forbidden":
+    case "insufficient_scope":
+      return 403;
+    case "conflict":
+      return 409;
     case "not_found":
       return 404;
     case "payload_too_large":

@@ -62,6 +62,10 @@ describe("ingest and recall", () => {
       leafIndex: 0,
       leafHash: expect.stringMatching(/^[0-9a-f]{64}$/),
       metadata: { url: "https://example.com/a", title: "A page" },
+      namespace: null,
+      writtenBy: { kind: "session" },
+      supersedes: null,
+      supersededBy: null,
       createdAt: ext.clock.now().toISOString(),
       anchored: false,
     });

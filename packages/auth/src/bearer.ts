@@ -5,6 +5,8 @@
  * @module
  */
 import {
+  API_KEY_SCOPES,
+  type ApiKeyScope,
   type Database,
   findActiveApiKeyByHash,
   getUsersByIds,
@@ -24,6 +26,10 @@ export interface AuthContext {
   readonly credential: "session" | "api_key";
   /** The API key's id when `credential` is `api_key`. */
   readonly apiKeyId: string | null;
+  /** What the credential may do: every scope for a wallet session, the key's own for an API key. */
+  readonly scopes: readonly ApiKeyScope[];
+  /** The namespace prefix an API key is confined to; null when it sees the whole wallet. */
+  readonly namespace: string | null;
 }
 
 /** `lastUsedAt` is written at most once a minute per key (docs/protocol.md §3). */
@@ -35,8 +41,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * API key is looked up by hash on every request (a revoked key fails on the very next one); its
  * `lastUsedAt` is written only when the lookup shows it null or more than a minute old (the
  * UPDATE re-checks that, so concurrent requests write it once), so most requests cost one SELECT.
- * @throws AuthError("unauthorized") for an unknown, revoked, expired or forged credential, or a
- *   session whose user no longer exists.
+ * @throws AuthError("unauthorized") for an unknown, revoked, expired or forged credential
+ *   (an API key past its `expiresAt` included), or a session whose user no longer exists.
  */
 export async function resolveBearer(
   deps: { db: Database; secret: string; clock: Clock },
@@ -48,6 +54,9 @@ export async function resolveBearer(
       throw new AuthError("unauthorized", "unknown or revoked API key");
     }
     const now = deps.clock.now();
+    if (found.apiKey.expiresAt !== null && found.apiKey.expiresAt.getTime() <= now.getTime()) {
+      throw new AuthError("unauthorized", "expired API key");
+    }
     if (lastUseIsStale(found.apiKey.lastUsedAt, now)) {
       await touchApiKeyLastUsed(deps.db, found.user.id, found.apiKey.id, now);
     }
@@ -57,6 +66,8 @@ export async function resolveBearer(
       wrappedDataKey: found.user.wrappedDataKey,
       credential: "api_key",
       apiKeyId: found.apiKey.id,
+      scopes: found.apiKey.scopes,
+      namespace: found.apiKey.namespace,
     };
   }
   const claims = await verifySessionToken(token, deps.secret, deps.clock);
@@ -70,6 +81,8 @@ export async function resolveBearer(
     wrappedDataKey: user.wrappedDataKey,
     credential: "session",
     apiKeyId: null,
+    scopes: API_KEY_SCOPES,
+    namespace: null,
   };
 }
 

@@ -13,7 +13,8 @@ export type AuthErrorCode =
   | "challenge_expired"
   | "message_mismatch"
   | "invalid_signature"
-  | "unauthorized";
+  | "unauthorized"
+  | "insufficient_scope";
 
 /** A sign-in or credential failure with its protocol error code (docs/protocol.md §1). */
 export class AuthError extends Error {

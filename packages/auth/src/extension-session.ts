@@ -32,7 +32,10 @@ export interface IssuedExtensionToken {
 
 /** The caller of an extension request: the user, plus the session its token belongs to. */
 export interface ExtensionAuthContext
-  extends Pick<AuthContext, "userId" | "ownerPubkey" | "wrappedDataKey"> {
+  extends Pick<
+    AuthContext,
+    "userId" | "ownerPubkey" | "wrappedDataKey" | "credential" | "apiKeyId" | "namespace"
+  > {
   readonly sessionId: string;
   readonly tokenExpiresAt: Date;
 }
@@ -88,6 +91,9 @@ export async function resolveExtensionToken(
     userId: found.user.id,
     ownerPubkey: found.user.ownerPubkey,
     wrappedDataKey: found.user.wrappedDataKey,
+    credential: "session",
+    apiKeyId: null,
+    namespace: null,
     sessionId: found.session.id,
     tokenExpiresAt: found.session.expiresAt,
   };

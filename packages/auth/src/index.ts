@@ -6,6 +6,7 @@
 export {
   API_KEY_PREFIX,
   API_KEY_STORED_PREFIX_LENGTH,
+  type ApiKeyGrant,
   type CreatedApiKey,
   createApiKey,
   hashApiKey,
@@ -26,6 +27,7 @@ export {
   revokeExtensionToken,
 } from "./extension-session.js";
 export { decodePublicKey } from "./public-key.js";
+export { requireScope } from "./scopes.js";
 export {
   issueSessionToken,
   SESSION_TTL_SECONDS,

@@ -38,6 +38,7 @@ import {
   listGrants,
   listMemories,
   listMemoriesSince,
+  listMemoryVersions,
   listStakeLots,
   markAnchored,
   markBatchConfirmed,
@@ -50,6 +51,7 @@ import {
   revokeExtensionSession,
   revokeGrant,
   rootAtSize,
+  supersedeMemory,
   touchApiKeyLastUsed,
   trees,
 } from "../src/index.js";
@@ -93,6 +95,8 @@ const USER_SCOPED = [
   "revokeGrant",
   "rootAtSize",
   "touchApiKeyLastUsed",
+  "listMemoryVersions",
+  "supersedeMemory",
 ];
 /** Inserts whose row carries the userId given in the input. */
 const USER_INSERTS = [
@@ -138,6 +142,7 @@ const INFRASTRUCTURE = [
   "ensureEmbeddedPostgres",
   "handleShutdownSignals",
   "migrateDatabase",
+  "namespaceUnder",
   "pendingMigrations",
   "resolveDatabaseUrl",
   "startEmbeddedPostgres",
@@ -354,6 +359,16 @@ describe("authorization: every query is scoped to its userId", () => {
         const ids = (await listMemories(t.db, A)).items.map((m) => m.id);
         expect(ids).not.toContain(b.kept.id);
         expect(ids).toContain(a.kept.id);
+      },
+      listMemoryVersions: async () => {
+        expect(await listMemoryVersions(t.db, A, b.kept.id)).toEqual([]);
+        expect(await listMemoryVersions(t.db, b.user.id, b.kept.id)).toHaveLength(1);
+      },
+      supersedeMemory: async () => {
+        const next = { ...newMemory("never"), supersedes: b.kept.id };
+        expect(await supersedeMemory(t.db, A, b.kept.id, next)).toEqual({ status: "not_found" });
+        expect(await getMemory(t.db, b.user.id, b.kept.id)).toMatchObject({ supersededBy: null });
+        expect(await getMemory(t.db, A, next.id)).toBeNull();
       },
       listMemoriesSince: async () => {
         const ids = (await listMemoriesSince(t.db, A, -1)).map((m) => m.id);

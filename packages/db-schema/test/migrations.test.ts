@@ -20,6 +20,7 @@ const TABLES = [
   "extension_sessions",
   "grant_audit",
   "memories",
+  "memory_events",
   "merkle_nodes",
   "sign_in_nonces",
   "stake_lots",

@@ -14,6 +14,17 @@ export interface Owner {
   readonly ownerPubkey: string;
 }
 
+/**
+ * The caller as the memory services see it (docs/protocol.md §3 "Scopes and confinement"): the
+ * owner, the credential that writes (`writtenBy`), and the namespace prefix an API key is
+ * confined to (null: the whole wallet). `AuthContext` of `@svc/auth` is one.
+ */
+export interface Caller extends Owner {
+  readonly credential: "session" | "api_key";
+  readonly apiKeyId: string | null;
+  readonly namespace: string | null;
+}
+
 /** A user's wrapped data key (as loaded with the user) and what it unwrapped to. */
 interface UnwrappedKey {
   readonly wrapped: Buffer;

@@ -5,7 +5,7 @@
  */
 
 /** The closed set of domain failure codes. */
-export type MemoryErrorCode = "not_found" | "invalid_request";
+export type MemoryErrorCode = "not_found" | "invalid_request" | "conflict" | "forbidden";
 
 /** Base class of the memory domain's refusals. */
 export class MemoryDomainError extends Error {
@@ -43,5 +43,35 @@ export class InvalidRangeError extends MemoryDomainError {
     this.from = from;
     this.to = to;
     this.treeSize = treeSize;
+  }
+}
+
+/** `PUT /memories/:id` on a deleted or already superseded memory (docs/protocol.md §4 "Updates"). */
+export class MemoryConflictError extends MemoryDomainError {
+  constructor(reason: "deleted" | "superseded") {
+    super(
+      "conflict",
+      reason === "deleted"
+        ? "this memory was deleted; it cannot be updated"
+        : "this memory was already superseded; update its current version",
+      { reason },
+    );
+    this.name = "MemoryConflictError";
+  }
+}
+
+/**
+ * A write into a namespace outside the API key's confinement (docs/protocol.md §3 "Scopes and
+ * confinement").
+ */
+export class NamespaceForbiddenError extends MemoryDomainError {
+  constructor(namespace: string | null, confinedTo: string) {
+    super("forbidden", `this API key is confined to namespaces starting with "${confinedTo}"`, [
+      {
+        path: ["namespace"],
+        message: `${JSON.stringify(namespace)} is outside the key's namespace`,
+      },
+    ]);
+    this.name = "NamespaceForbiddenError";
   }
 }

@@ -13,13 +13,15 @@ export {
   type AppendQueueOptions,
   type ExpectedAppend,
 } from "./append-queue.js";
-export { DataKeys, type Owner } from "./caller.js";
+export { type Caller, DataKeys, type Owner } from "./caller.js";
 export { createMemoryDomain, type MemoryDomain } from "./domain.js";
 export {
   InvalidRangeError,
+  MemoryConflictError,
   MemoryDomainError,
   type MemoryErrorCode,
   MemoryNotFoundError,
+  NamespaceForbiddenError,
 } from "./errors.js";
 export {
   checkMasterKeys,
@@ -31,13 +33,23 @@ export {
 } from "./master-keys.js";
 export {
   type CreatedMemory,
+  type ListInput,
   type MemoryInput,
   MemoryService,
   type SearchInput,
 } from "./memories.js";
 export { type MemoryBody, newSalt, SALT_BYTES, sealMemoryBody } from "./memory-body.js";
-export { memoryLeaf } from "./memory-leaf.js";
-export type { MemoryView } from "./memory-view.js";
+export {
+  compileFilter,
+  type FilterableMemory,
+  isOperatorObject,
+  METADATA_OPERATORS,
+  type MemoryFilter,
+  metadataFilterProblem,
+  withinConfinement,
+} from "./memory-filter.js";
+export { type LeafFields, type LeafFieldsV2, memoryLeaf, storedLeafFields } from "./memory-leaf.js";
+export { type MemoryView, memoryView, rowViewSource } from "./memory-view.js";
 export {
   type AnchorChain,
   type ConsistencyView,
@@ -48,7 +60,14 @@ export {
   ProofService,
   type VerifyView,
 } from "./proofs.js";
-export { RecallCache, type RecallQuery, type RecallResult } from "./recall-cache.js";
+export {
+  type MemoryWriter,
+  RecallCache,
+  type RecallCursor,
+  type RecallQuery,
+  type RecallResult,
+} from "./recall-cache.js";
+export { BM25_B, BM25_K1, queryTerms } from "./relevance.js";
 export {
   ContentSchema,
   CreatedMemoriesSchema,
@@ -61,10 +80,18 @@ export {
   MAX_BATCH_ITEMS,
   MAX_CONTENT_BYTES,
   MAX_METADATA_BYTES,
+  MemoryHistorySchema,
   MemorySchema,
+  MemoryWithProofSchema,
+  MetadataFilterSchema,
   MetadataSchema,
+  NAMESPACE_PATTERN,
+  NamespaceSchema,
   ProofBundleSchema,
+  type SearchBody,
   SearchBodySchema,
   SearchResultSchema,
+  searchInputOf,
   VerifyResultSchema,
+  WriterSchema,
 } from "./schemas.js";

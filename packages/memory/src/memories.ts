@@ -1,6 +1,7 @@
 /**
- * The memory service (docs/protocol.md §4 "Writing a memory", "Recall"; docs/protocol.md §4): the encrypted append to
- * the user's Merkle log, reads, deletion and recall. Every database call is scoped by the caller's
+ * The memory service (docs/protocol.md §4 "Writing a memory", "Updates", "Recall"): the encrypted
+ * append to the user's Merkle log, updates that supersede, reads, history, deletion and recall,
+ * within the caller's namespace confinement. Every database call is scoped by the caller's
  * userId inside the SQL (`@svc/db-schema`); another user's memory is simply not found.
  * @module
  */
@@ -12,17 +13,26 @@ import {
   getMemory,
   latestAnchoredCheckpoint,
   listMemories,
+  listMemoryVersions,
   type Memory,
   type NewMemory,
+  supersedeMemory,
 } from "@svc/db-schema";
 import { toHex } from "@svc/merkle-log";
+import type { LeafWriter } from "@svc/verifier";
 import type { AppendedLeaf, Appender, AppendQueue } from "./append-queue.js";
-import type { Owner } from "./caller.js";
-import { MemoryNotFoundError } from "./errors.js";
+import type { Caller, Owner } from "./caller.js";
+import {
+  MemoryConflictError,
+  MemoryDomainError,
+  MemoryNotFoundError,
+  NamespaceForbiddenError,
+} from "./errors.js";
 import { newSalt, openMemoryBody, sealMemoryBody } from "./memory-body.js";
+import { withinConfinement } from "./memory-filter.js";
 import { memoryLeaf } from "./memory-leaf.js";
-import { type MemoryView, memoryView } from "./memory-view.js";
-import type { RecallCache } from "./recall-cache.js";
+import { type MemoryView, memoryView, rowViewSource } from "./memory-view.js";
+import type { RecallCache, RecallCursor } from "./recall-cache.js";
 
 /** What `POST /memories` answers (docs/protocol.md §4). */
 export interface CreatedMemory {
@@ -30,6 +40,10 @@ export interface CreatedMemory {
   readonly leafIndex: number;
   readonly leafHash: string;
   readonly metadata: Readonly<Record<string, unknown>>;
+  readonly namespace: string | null;
+  readonly writtenBy: LeafWriter;
+  readonly supersedes: string | null;
+  readonly supersededBy: null;
   readonly createdAt: string;
   readonly anchored: false;
 }
@@ -40,14 +54,35 @@ export interface MemoryInput {
   readonly content: string;
   /** A JSON object ≤ 4 096 canonical bytes. */
   readonly metadata: Readonly<Record<string, unknown>>;
+  /** 1–128 chars of `[A-Za-z0-9._:/-]`; absent: the key's confinement prefix, or none. */
+  readonly namespace?: string | undefined;
 }
 
-/** A recall request, validated by the route. */
+/** A recall request, validated by the route (docs/protocol.md §4 "Recall"). */
 export interface SearchInput {
-  readonly query: string;
+  /** Substring (recency) or terms (relevance); optional when a filter is given. */
+  readonly query?: string | undefined;
   readonly limit: number;
   readonly caseSensitive: boolean;
+  readonly rank: "recency" | "relevance";
+  /** Metadata conditions (equality or operator objects), validated. */
   readonly metadata?: Readonly<Record<string, unknown>> | undefined;
+  readonly namespace?: string | undefined;
+  readonly namespacePrefix?: string | undefined;
+  readonly createdAfter?: Date | undefined;
+  readonly createdBefore?: Date | undefined;
+  readonly includeSuperseded?: boolean | undefined;
+  /** A `nextCursor` of a previous page of the same search. */
+  readonly cursor?: string | undefined;
+}
+
+/** A list request (docs/protocol.md §4 lists). */
+export interface ListInput {
+  readonly limit: number;
+  readonly cursor?: string | undefined;
+  readonly namespace?: string | undefined;
+  readonly namespacePrefix?: string | undefined;
+  readonly includeSuperseded?: boolean | undefined;
 }
 
 /** What the memory service needs. */
@@ -58,151 +93,341 @@ export interface MemoryServiceDeps {
   readonly recall: RecallCache;
 }
 
-/** Memory operations for one authenticated owner and their data key. */
+/** Memory operations for one authenticated caller and their data key. */
 export class MemoryService {
   constructor(private readonly deps: MemoryServiceDeps) {}
 
   /**
-   * Writes a memory: fresh id and salt, the leaf of docs/protocol.md §5, the body sealed under the data
-   * key, then one transaction (shared with the user's concurrent writes) that inserts the row and
-   * extends the persisted tree.
-   * @param content 1–32 768 UTF-8 bytes, well-formed (the route validates).
-   * @param metadata a JSON object ≤ 4 096 canonical bytes (the route validates).
+   * Writes a memory: fresh id and salt, the version-2 leaf of docs/protocol.md §5 (namespace,
+   * writer, no predecessor), the body sealed under the data key, then one transaction (shared
+   * with the user's concurrent writes) that inserts the row and extends the persisted tree.
+   * @param input content, metadata and namespace (the route validates them).
    * @param appender the append queue (default), or an append announced to it
    *   (`AppendQueue.expect`) by the request this write belongs to.
+   * @throws NamespaceForbiddenError when the namespace lies outside the caller's confinement.
    */
   async create(
-    owner: Owner,
+    caller: Caller,
     dataKey: Uint8Array,
-    content: string,
-    metadata: Readonly<Record<string, unknown>>,
+    input: MemoryInput,
     appender: Appender = this.deps.appendQueue,
   ): Promise<CreatedMemory> {
-    const [created] = await this.createAll(owner, dataKey, [{ content, metadata }], appender);
+    const [created] = await this.createAll(caller, dataKey, [input], appender);
     return created as CreatedMemory;
   }
 
   /**
    * Writes several memories at once (`POST /memories/batch`), each exactly as {@link create}
-   * does (fresh id and salt, its leaf, its body sealed), all with the same `createdAt`; then ONE
-   * append (`Appender.appendAll`) stores them all or none, at contiguous leaf indices in the
-   * given order, in one statement or transaction shared with the user's concurrent writes.
+   * does, all with the same `createdAt`; then ONE append (`Appender.appendAll`) stores them all
+   * or none, at contiguous leaf indices in the given order, in one statement or transaction
+   * shared with the user's concurrent writes.
    * @param inputs at least one memory (the route validates each).
    * @returns the created memories, in the given order.
+   * @throws NamespaceForbiddenError (details name the item) when a namespace lies outside the
+   *   caller's confinement; nothing is written then.
    */
   async createAll(
-    owner: Owner,
+    caller: Caller,
     dataKey: Uint8Array,
     inputs: readonly MemoryInput[],
     appender: Appender = this.deps.appendQueue,
   ): Promise<CreatedMemory[]> {
     const createdAt = this.deps.clock.now();
-    const rows: NewMemory[] = inputs.map(({ content, metadata }) => {
-      const id = randomUUID();
-      const body = { salt: newSalt(), content };
-      const { leafHash } = memoryLeaf(
-        { memoryId: id, owner: owner.ownerPubkey, createdAt, metadata },
-        body,
-      );
-      const sealed = sealMemoryBody(dataKey, body, { userId: owner.userId, memoryId: id });
-      return {
-        id,
-        ciphertext: sealed.ciphertext,
-        iv: sealed.iv,
-        leafHash,
-        metadata: { ...metadata },
-        createdAt,
-      };
-    });
-    const leaves = await appender.appendAll(owner.userId, rows);
-    return rows.map((row, i) => ({
-      id: row.id,
-      leafIndex: (leaves[i] as AppendedLeaf).leafIndex,
-      leafHash: toHex(row.leafHash),
-      metadata: (inputs[i] as MemoryInput).metadata,
-      createdAt: createdAt.toISOString(),
-      anchored: false,
-    }));
+    const writtenBy = writerOfCaller(caller);
+    const namespaces = inputs.map((input, i) => namespaceFor(caller, input.namespace, i));
+    const rows = inputs.map((input, i) =>
+      this.sealNew(caller, dataKey, input, namespaces[i] ?? null, writtenBy, null, createdAt),
+    );
+    const leaves = await appender.appendAll(caller.userId, rows);
+    return rows.map((row, i) => createdView(row, (leaves[i] as AppendedLeaf).leafIndex, writtenBy));
   }
 
   /**
-   * The owner's live memories, newest first, one page.
+   * `PUT /memories/:id` (docs/protocol.md §4 "Updates"): appends a new memory whose leaf commits
+   * `supersedes: id`, and marks `id` superseded, in one transaction that locks `id`'s row. The
+   * namespace defaults to the superseded memory's.
+   * @throws MemoryNotFoundError when `id` is unknown, another user's or outside the caller's
+   *   confinement; MemoryConflictError when it is deleted or already superseded (of two
+   *   concurrent updates exactly one wins); NamespaceForbiddenError for a namespace outside the
+   *   confinement.
+   */
+  async update(
+    caller: Caller,
+    dataKey: Uint8Array,
+    id: string,
+    input: MemoryInput,
+  ): Promise<CreatedMemory> {
+    const current = await getMemory(this.deps.db, caller.userId, id, { includeDeleted: true });
+    if (!current || !withinConfinement(current.namespace, caller.namespace)) {
+      throw new MemoryNotFoundError();
+    }
+    const namespace =
+      input.namespace === undefined ? current.namespace : namespaceFor(caller, input.namespace, 0);
+    const writtenBy = writerOfCaller(caller);
+    const createdAt = this.deps.clock.now();
+    const row = this.sealNew(caller, dataKey, input, namespace, writtenBy, id, createdAt);
+    const result = await supersedeMemory(this.deps.db, caller.userId, id, row, caller.namespace);
+    if (result.status === "not_found") {
+      throw new MemoryNotFoundError();
+    }
+    if (result.status === "conflict") {
+      throw new MemoryConflictError(result.reason);
+    }
+    return createdView(row, result.leafIndex, writtenBy);
+  }
+
+  /** A new memory's row: fresh id and salt, its version-2 leaf hash, its body sealed. */
+  private sealNew(
+    owner: Owner,
+    dataKey: Uint8Array,
+    input: MemoryInput,
+    namespace: string | null,
+    writtenBy: LeafWriter,
+    supersedes: string | null,
+    createdAt: Date,
+  ): NewMemory & { readonly namespace: string | null; readonly supersedes: string | null } {
+    const id = randomUUID();
+    const body = { salt: newSalt(), content: input.content };
+    const { leafHash } = memoryLeaf(
+      {
+        memoryId: id,
+        owner: owner.ownerPubkey,
+        createdAt,
+        metadata: input.metadata,
+        namespace,
+        writtenBy,
+        supersedes,
+      },
+      body,
+    );
+    const sealed = sealMemoryBody(dataKey, body, { userId: owner.userId, memoryId: id });
+    return {
+      id,
+      ciphertext: sealed.ciphertext,
+      iv: sealed.iv,
+      leafHash,
+      metadata: { ...input.metadata },
+      createdAt,
+      leafVersion: 2,
+      namespace,
+      writerKind: writtenBy.kind,
+      writerKeyId: writtenBy.kind === "api_key" ? writtenBy.keyId : null,
+      supersedes,
+    };
+  }
+
+  /**
+   * The caller's live memories, newest first, one page: current versions unless
+   * `includeSuperseded`, within the caller's confinement and the namespace filters.
    * @throws InvalidCursorError (`@svc/db-schema`) for a cursor this list did not issue.
    */
   async list(
-    owner: Owner,
+    caller: Caller,
     dataKey: Uint8Array,
-    page: { limit: number; cursor?: string | undefined },
+    input: ListInput,
   ): Promise<{ items: MemoryView[]; nextCursor: string | null }> {
-    const result = await listMemories(this.deps.db, owner.userId, {
-      limit: page.limit,
-      ...(page.cursor ? { cursor: page.cursor } : {}),
+    const result = await listMemories(this.deps.db, caller.userId, {
+      limit: input.limit,
+      ...(input.cursor ? { cursor: input.cursor } : {}),
+      namespace: input.namespace,
+      namespacePrefix: input.namespacePrefix,
+      confinedTo: caller.namespace,
+      includeSuperseded: input.includeSuperseded ?? false,
     });
     return {
-      items: result.items.map((row) => decryptView(owner, dataKey, row)),
+      items: result.items.map((row) => decryptView(caller, dataKey, row)),
       nextCursor: result.nextCursor,
     };
   }
 
   /**
-   * One live memory of the owner.
-   * @throws MemoryNotFoundError when unknown, deleted or another user's.
+   * One live memory of the caller (current or superseded).
+   * @throws MemoryNotFoundError when unknown, deleted, another user's or outside the caller's
+   *   confinement.
    */
-  async get(owner: Owner, dataKey: Uint8Array, id: string): Promise<MemoryView> {
-    return decryptView(owner, dataKey, await this.load(owner, id));
+  async get(caller: Caller, dataKey: Uint8Array, id: string): Promise<MemoryView> {
+    return decryptView(caller, dataKey, await this.load(caller, id));
   }
 
   /**
-   * The owner's memory row, live.
-   * @throws MemoryNotFoundError when unknown, deleted or another user's.
+   * The caller's memory row, live and within the caller's confinement.
+   * @throws MemoryNotFoundError when unknown, deleted, another user's or outside the confinement.
    */
-  async load(owner: Owner, id: string): Promise<Memory> {
-    const row = await getMemory(this.deps.db, owner.userId, id);
-    if (!row) {
+  async load(caller: Owner & Partial<Pick<Caller, "namespace">>, id: string): Promise<Memory> {
+    const row = await getMemory(this.deps.db, caller.userId, id);
+    if (!row || !withinConfinement(row.namespace, caller.namespace ?? null)) {
       throw new MemoryNotFoundError();
     }
     return row;
   }
 
   /**
-   * Deletes a memory: body and salt destroyed, leaf kept (docs/protocol.md §5); dropped from this
-   * process's recall cache at once.
-   * @throws MemoryNotFoundError when unknown, already deleted or another user's.
+   * Every live version of the memory `id` (docs/protocol.md §4 "Updates"), oldest first: the
+   * rows, for the route to render each with its proof. Deleted versions are left out (their
+   * bodies are destroyed; their leaves stay in the log).
+   * @throws MemoryNotFoundError when `id` is unknown, deleted, another user's or outside the
+   *   caller's confinement.
    */
-  async delete(owner: Owner, id: string): Promise<void> {
-    const deleted = await deleteMemory(this.deps.db, owner.userId, id, this.deps.clock.now());
-    if (!deleted) {
-      throw new MemoryNotFoundError();
-    }
-    this.deps.recall.forget(owner.userId, id);
+  async history(caller: Caller, id: string): Promise<Memory[]> {
+    await this.load(caller, id);
+    const versions = await listMemoryVersions(this.deps.db, caller.userId, id);
+    return versions.filter(
+      (row) => row.deletedAt === null && withinConfinement(row.namespace, caller.namespace),
+    );
   }
 
   /**
-   * Recall: substring search over the owner's live memories through the recall cache, newest
-   * first; `anchored` comes from the latest anchored checkpoint.
+   * Deletes a memory: body and salt destroyed, leaf kept (docs/protocol.md §5); dropped from this
+   * process's recall cache at once. Other versions of it are untouched.
+   * @throws MemoryNotFoundError when unknown, already deleted, another user's or outside the
+   *   caller's confinement.
+   */
+  async delete(caller: Caller, id: string): Promise<void> {
+    const deleted = await deleteMemory(
+      this.deps.db,
+      caller.userId,
+      id,
+      this.deps.clock.now(),
+      caller.namespace,
+    );
+    if (!deleted) {
+      throw new MemoryNotFoundError();
+    }
+    this.deps.recall.forget(caller.userId, id);
+  }
+
+  /**
+   * Recall through the recall cache (docs/protocol.md §4 "Recall"): the filters, then recency or
+   * relevance ranking, one page; `anchored` comes from the latest anchored checkpoint.
+   * @throws MemoryDomainError `invalid_request` for a cursor this search did not issue.
    */
   async search(
-    owner: Owner,
+    caller: Caller,
     dataKey: Uint8Array,
     input: SearchInput,
-  ): Promise<{ items: MemoryView[]; scanned: number }> {
+  ): Promise<{ items: MemoryView[]; scanned: number; nextCursor: string | null }> {
+    const after =
+      input.cursor === undefined ? undefined : decodeSearchCursor(input.cursor, input.rank);
     const [result, checkpoint] = await Promise.all([
-      this.deps.recall.search(owner.userId, dataKey, {
+      this.deps.recall.search(caller.userId, dataKey, {
         query: input.query,
         caseSensitive: input.caseSensitive,
-        metadata: input.metadata,
+        rank: input.rank,
         limit: input.limit,
+        after,
+        filter: {
+          metadata: input.metadata,
+          namespace: input.namespace,
+          namespacePrefix: input.namespacePrefix,
+          confinedTo: caller.namespace,
+          createdAfter: input.createdAfter,
+          createdBefore: input.createdBefore,
+          includeSuperseded: input.includeSuperseded,
+        },
       }),
-      latestAnchoredCheckpoint(this.deps.db, owner.userId),
+      latestAnchoredCheckpoint(this.deps.db, caller.userId),
     ]);
     const anchoredSize = checkpoint?.treeSize ?? 0;
+    const last = result.items[result.items.length - 1];
     return {
       items: result.items.map((entry) =>
         memoryView(entry, entry.content, entry.leafIndex < anchoredSize),
       ),
       scanned: result.scanned,
+      nextCursor: result.more && last ? encodeSearchCursor(input.rank, last) : null,
     };
   }
+}
+
+/** The writer a caller's memories commit (docs/protocol.md §5 leaf version 2). */
+function writerOfCaller(caller: Caller): LeafWriter {
+  return caller.credential === "api_key" && caller.apiKeyId !== null
+    ? { kind: "api_key", keyId: caller.apiKeyId }
+    : { kind: "session" };
+}
+
+/**
+ * The namespace a caller's write lands in: the given one, or the caller's confinement prefix
+ * when none is given.
+ * @throws NamespaceForbiddenError when the given one lies outside the confinement.
+ */
+function namespaceFor(caller: Caller, namespace: string | undefined, index: number): string | null {
+  if (namespace === undefined) {
+    return caller.namespace;
+  }
+  if (!withinConfinement(namespace, caller.namespace)) {
+    const error = new NamespaceForbiddenError(namespace, caller.namespace as string);
+    Object.assign(error, {
+      details: [{ path: ["items", index, "namespace"], message: "outside the key's namespace" }],
+    });
+    throw error;
+  }
+  return namespace;
+}
+
+function createdView(
+  row: NewMemory & { readonly namespace: string | null; readonly supersedes: string | null },
+  leafIndex: number,
+  writtenBy: LeafWriter,
+): CreatedMemory {
+  return {
+    id: row.id,
+    leafIndex,
+    leafHash: toHex(row.leafHash),
+    metadata: row.metadata,
+    namespace: row.namespace,
+    writtenBy,
+    supersedes: row.supersedes,
+    supersededBy: null,
+    createdAt: row.createdAt.toISOString(),
+    anchored: false,
+  };
+}
+
+const SEARCH_CURSOR = "search.v1";
+
+/** The opaque cursor after `last` of a search page (base64url JSON). */
+function encodeSearchCursor(
+  rank: "recency" | "relevance",
+  last: { leafIndex: number; score?: number },
+): string {
+  const body =
+    rank === "relevance"
+      ? { k: SEARCH_CURSOR, r: rank, l: last.leafIndex, s: last.score ?? 0 }
+      : { k: SEARCH_CURSOR, r: rank, l: last.leafIndex };
+  return Buffer.from(JSON.stringify(body)).toString("base64url");
+}
+
+/**
+ * The position a search cursor names.
+ * @throws MemoryDomainError `invalid_request` for a cursor this search (with this rank) did not
+ *   issue.
+ */
+function decodeSearchCursor(cursor: string, rank: "recency" | "relevance"): RecallCursor {
+  const invalid = () =>
+    new MemoryDomainError("invalid_request", "invalid cursor", [
+      { path: ["cursor"], message: "the cursor is not valid for this search" },
+    ]);
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw invalid();
+  }
+  const value = body as { k?: unknown; r?: unknown; l?: unknown; s?: unknown };
+  if (
+    value === null ||
+    typeof value !== "object" ||
+    value.k !== SEARCH_CURSOR ||
+    value.r !== rank ||
+    !Number.isSafeInteger(value.l) ||
+    (rank === "relevance" && (typeof value.s !== "number" || !Number.isFinite(value.s)))
+  ) {
+    throw invalid();
+  }
+  return rank === "relevance"
+    ? { rank, leafIndex: value.l as number, score: value.s as number }
+    : { rank, leafIndex: value.l as number };
 }
 
 function decryptView(owner: Owner, dataKey: Uint8Array, row: Memory): MemoryView {
@@ -214,5 +439,5 @@ function decryptView(owner: Owner, dataKey: Uint8Array, row: Memory): MemoryView
     { ciphertext: row.ciphertext, iv: row.iv },
     { userId: owner.userId, memoryId: row.id },
   );
-  return memoryView(row, body.content, row.anchored);
+  return memoryView(rowViewSource(row), body.content, row.anchored);
 }

@@ -1,12 +1,14 @@
 /**
- * A memory's leaf (docs/protocol.md §5 "Leaf encoding"): `leafData` = `{ v: 1, memoryId, owner,
- * createdAt, metadata, contentHash }`, hashed as RFC 9162 §2.1.1 SHA-256(0x00 ‖ RFC 8785
- * canonical UTF-8 JSON). The encoding itself lives in `@svc/verifier`, so the service and the
- * auditor's CLI hash the very same bytes.
+ * A memory's leaf (docs/protocol.md §5 "Leaf encoding"), hashed as RFC 9162 §2.1.1
+ * SHA-256(0x00 ‖ RFC 8785 canonical UTF-8 JSON). New memories are written as version 2
+ * `{ v: 2, memoryId, owner, createdAt, metadata, contentHash, namespace, writtenBy, supersedes }`;
+ * version-1 leaves (`{ v: 1, memoryId, owner, createdAt, metadata, contentHash }`) written before
+ * keep being recomputed as they were. The encoding itself lives in `@svc/verifier`, so the
+ * service and the auditor's CLI hash the very same bytes.
  * @module
  */
 import type { Hash } from "@svc/merkle-log";
-import { contentHashOf, type LeafData, leafHashOf } from "@svc/verifier";
+import { contentHashOf, type LeafData, type LeafWriter, leafHashOf } from "@svc/verifier";
 import type { MemoryBody } from "./memory-body.js";
 
 /** The clear fields of a memory that its leaf commits to, beside the body. */
@@ -18,22 +20,77 @@ export interface LeafFields {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
+/** The fields a version-2 leaf adds. */
+export interface LeafFieldsV2 extends LeafFields {
+  readonly namespace: string | null;
+  readonly writtenBy: LeafWriter;
+  readonly supersedes: string | null;
+}
+
 /**
- * The leaf data object and its leaf hash for a memory.
+ * The leaf data object and its leaf hash for a memory: version 2 when `fields` carries the
+ * version-2 fields (`writtenBy`), version 1 otherwise.
  * @returns `{ leafData, leafHash }` (leafHash 32 bytes).
  * @throws TypeError when the metadata cannot be canonicalised.
  */
 export function memoryLeaf(
-  fields: LeafFields,
+  fields: LeafFields | LeafFieldsV2,
   body: MemoryBody,
 ): { leafData: LeafData; leafHash: Hash } {
-  const leafData: LeafData = {
-    v: 1,
+  const common = {
     memoryId: fields.memoryId,
     owner: fields.owner,
     createdAt: fields.createdAt.toISOString(),
     metadata: fields.metadata,
     contentHash: contentHashOf(body.salt, body.content),
   };
+  const leafData: LeafData =
+    "writtenBy" in fields
+      ? {
+          v: 2,
+          ...common,
+          namespace: fields.namespace,
+          writtenBy: fields.writtenBy,
+          supersedes: fields.supersedes,
+        }
+      : { v: 1, ...common };
   return { leafData, leafHash: leafHashOf(leafData) };
+}
+
+/** The stored columns of a memory row that name its leaf version and version-2 fields. */
+export interface StoredLeafColumns {
+  readonly id: string;
+  readonly createdAt: Date;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly leafVersion: number;
+  readonly namespace: string | null;
+  readonly writerKind: "session" | "api_key" | null;
+  readonly writerKeyId: string | null;
+  readonly supersedes: string | null;
+}
+
+/**
+ * The leaf fields of a stored memory row, in the version it was written with.
+ * @throws Error when a version-2 row lacks its writer (a damaged row).
+ */
+export function storedLeafFields(row: StoredLeafColumns, owner: string): LeafFields | LeafFieldsV2 {
+  const fields = { memoryId: row.id, owner, createdAt: row.createdAt, metadata: row.metadata };
+  if (row.leafVersion === 1) {
+    return fields;
+  }
+  const writtenBy = writerOf(row);
+  if (writtenBy === null) {
+    throw new Error(`memory ${row.id}: a version-2 leaf without its writer`);
+  }
+  return { ...fields, namespace: row.namespace, writtenBy, supersedes: row.supersedes };
+}
+
+/** Who wrote a stored memory, or null on a version-1 row. */
+export function writerOf(
+  row: Pick<StoredLeafColumns, "writerKind" | "writerKeyId">,
+): LeafWriter | null {
+  if (row.writerKind === "api_key" && row.writerKeyId !== null) {
+    return { kind: "api_key", keyId: row.writerKeyId };
+  }
+  return row.writerKind === "session" ? { kind: "session" } : null;
 }

@@ -23,11 +23,12 @@ import {
   toHex,
 } from "@svc/merkle-log";
 import type { ProofBundle } from "@svc/verifier";
-import type { Owner } from "./caller.js";
+import type { Caller, Owner } from "./caller.js";
 import { InvalidRangeError, MemoryNotFoundError } from "./errors.js";
 import { type MemoryBody, openMemoryBody } from "./memory-body.js";
-import { memoryLeaf } from "./memory-leaf.js";
-import { type MemoryView, memoryView } from "./memory-view.js";
+import { withinConfinement } from "./memory-filter.js";
+import { memoryLeaf, storedLeafFields } from "./memory-leaf.js";
+import { type MemoryView, memoryView, rowViewSource } from "./memory-view.js";
 
 /** The commitment account fields the verify route compares against. */
 export interface OnChainCommitment {
@@ -122,12 +123,13 @@ export class ProofService {
    * as {@link bundle} builds it, from ONE database statement (getMemoryAtLatestCheckpoint: the
    * row, the latest anchored checkpoint and the inclusion path's nodes, in one snapshot). Nothing
    * is cached, so every core-api instance on the database answers the same.
-   * @throws MemoryNotFoundError when the memory is unknown, deleted or another user's; as
-   *   {@link bundle} otherwise (MissingNodeError when the node store lacks a path node).
+   * @throws MemoryNotFoundError when the memory is unknown, deleted, another user's or outside
+   *   the caller's namespace confinement; as {@link bundle} otherwise (MissingNodeError when the
+   *   node store lacks a path node).
    */
-  async proofOf(owner: Owner, dataKey: Uint8Array, memoryId: string): Promise<ProofBundleView> {
+  async proofOf(owner: Caller, dataKey: Uint8Array, memoryId: string): Promise<ProofBundleView> {
     const read = await getMemoryAtLatestCheckpoint(this.db, owner.userId, memoryId);
-    if (!read) {
+    if (!read || !withinConfinement(read.memory.namespace, owner.namespace)) {
       throw new MemoryNotFoundError();
     }
     const body = openRow(owner, dataKey, read.memory);
@@ -148,7 +150,21 @@ export class ProofService {
   ): Promise<MemoryWithProof> {
     const body = openRow(owner, dataKey, row);
     const proof = await this.bundleOf(owner, row, body, checkpoint);
-    return { ...memoryView(row, body.content, proof.anchored), proof };
+    return { ...memoryView(rowViewSource(row), body.content, proof.anchored), proof };
+  }
+
+  /**
+   * Several rows of the owner each as {@link memoryWithProof}, against ONE read of the latest
+   * anchored checkpoint (`GET /memories/:id/history`).
+   * @throws as {@link bundle}.
+   */
+  async memoriesWithProofs(
+    owner: Owner,
+    dataKey: Uint8Array,
+    rows: readonly Memory[],
+  ): Promise<MemoryWithProof[]> {
+    const checkpoint = await latestAnchoredCheckpoint(this.db, owner.userId);
+    return Promise.all(rows.map((row) => this.memoryWithProof(owner, dataKey, row, checkpoint)));
   }
 
   private async bundleOf(
@@ -158,15 +174,7 @@ export class ProofService {
     checkpoint: AnchoredCheckpoint | null,
     nodes: NodeHashSource = nodeSource(this.db, owner.userId),
   ): Promise<ProofBundleView> {
-    const { leafData, leafHash } = memoryLeaf(
-      {
-        memoryId: row.id,
-        owner: owner.ownerPubkey,
-        createdAt: row.createdAt,
-        metadata: row.metadata,
-      },
-      body,
-    );
+    const { leafData, leafHash } = memoryLeaf(storedLeafFields(row, owner.ownerPubkey), body);
     const storedHash = toHex(row.leafHash);
     if (toHex(leafHash) !== storedHash) {
       throw new Error(`memory ${row.id}: recomputed leaf hash differs from the stored one`);

@@ -18,11 +18,12 @@
  * @module
  */
 import { isAscii } from "node:buffer";
-import { isDeepStrictEqual } from "node:util";
 import type { Clock } from "@svc/auth";
 import { type Database, type RecallRow, readRecallPage } from "@svc/db-schema";
 import { decryptBody } from "@svc/envelope-crypto";
 import { SALT_BYTES } from "./memory-body.js";
+import { compileFilter, type FilterableMemory, type MemoryFilter } from "./memory-filter.js";
+import { inverseDocumentFrequency, isWordCharAt, queryTerms, termScore } from "./relevance.js";
 
 /** One recall match: the memory's stored fields and its decrypted content. */
 export interface RecallEntry {
@@ -34,24 +35,51 @@ export interface RecallEntry {
   readonly createdAt: Date;
   /** The leaf hash (a copy). */
   readonly leafHash: Uint8Array;
+  readonly namespace: string | null;
+  readonly supersedes: string | null;
+  /** The later version that superseded this one, or null while it is current. */
+  readonly supersededBy: string | null;
+  /** Who wrote it; null on version-1 leaves. */
+  readonly writtenBy: MemoryWriter | null;
+  /** BM25 score (relevance ranking only). */
+  readonly score?: number;
 }
+
+/** Who wrote a memory (leaf version 2). */
+export type MemoryWriter =
+  | { readonly kind: "session" }
+  | { readonly kind: "api_key"; readonly keyId: string };
+
+/** Where a recall page starts: after this match of the previous page. */
+export type RecallCursor =
+  | { readonly rank: "recency"; readonly leafIndex: number }
+  | { readonly rank: "relevance"; readonly score: number; readonly leafIndex: number };
 
 /** A recall query (docs/protocol.md §4 `POST /memories/search`). */
 export interface RecallQuery {
-  /** Substring to find (non-empty). */
-  readonly query: string;
-  /** Default false: compare lower-cased. */
+  /**
+   * Recency: a substring every match holds. Relevance: the terms to score (matches hold at least
+   * one). Absent: every memory passing the filter, newest first.
+   */
+  readonly query?: string | undefined;
+  /** Default false: compare lower-cased (recency substring only). */
   readonly caseSensitive: boolean;
-  /** Exact-match filter on top-level metadata keys (deep equality of values). */
-  readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  /** Conditions on the clear fields. */
+  readonly filter: MemoryFilter;
+  /** `recency` (newest first) or `relevance` (BM25 score, then newest first). */
+  readonly rank: "recency" | "relevance";
   /** At most this many results (1–200). */
   readonly limit: number;
+  /** Continue after this match of a previous page. */
+  readonly after?: RecallCursor | undefined;
 }
 
-/** A recall answer: matches newest first, and how many live memories were examined. */
+/** A recall answer: one page of matches, how many live memories were examined, and whether more match. */
 export interface RecallResult {
   readonly items: readonly RecallEntry[];
   readonly scanned: number;
+  /** True when matches follow the last item (ask again with it as the cursor). */
+  readonly more: boolean;
 }
 
 /** Options of {@link RecallCache}. */
@@ -107,6 +135,16 @@ const METADATA_BYTES = 64;
 
 /** Metadata `{}` of every memory without metadata: one shared, frozen object. */
 const EMPTY_METADATA: Metadata = Object.freeze({});
+/** The writer of every memory written by a wallet session: one shared, frozen object. */
+const SESSION_WRITER: MemoryWriter = Object.freeze({ kind: "session" });
+
+/** A memory's clear fields besides its metadata, kept column-wise. */
+interface EntryAttributes {
+  readonly namespace: string | null;
+  readonly supersedes: string | null;
+  readonly supersededBy: string | null;
+  readonly writer: MemoryWriter | null;
+}
 
 /**
  * The texts of `count` consecutive memories from position `start`: text k spans
@@ -132,6 +170,10 @@ class UserLog {
   leafIndexes: number[] = [];
   createdMs: number[] = [];
   metadata: Metadata[] = [];
+  namespaces: (string | null)[] = [];
+  supersedes: (string | null)[] = [];
+  supersededBy: (string | null)[] = [];
+  writers: (MemoryWriter | null)[] = [];
   /** Estimated bytes of each memory; 0 marks a tombstone. */
   sizes: number[] = [];
   hashChunks: Uint8Array[] = [];
@@ -152,16 +194,53 @@ class UserLog {
 
   constructor(public deletionsCheckedAt: Date) {}
 
-  /** Appends a decrypted memory (its leaf index above every one held). */
+  /**
+   * Appends a decrypted memory (its leaf index above every one held); a memory that supersedes
+   * one held marks that one superseded.
+   */
   add(row: RecallRow, content: string, ascii: boolean): void {
     const metadata = row.metadataJson === "{}" ? EMPTY_METADATA : parseMetadata(row.metadataJson);
     const metadataBytes =
       metadata === EMPTY_METADATA ? 0 : METADATA_BYTES + 2 * row.metadataJson.length;
-    this.push(row.id, row.leafIndex, row.createdAtMs, metadata, metadataBytes, row.leafHash, 0, {
-      content,
-      ascii,
-    });
+    const writer: MemoryWriter | null =
+      row.writerKind === "api_key"
+        ? { kind: "api_key", keyId: row.writerKeyId ?? "" }
+        : row.writerKind === "session"
+          ? SESSION_WRITER
+          : null;
+    this.push(
+      row.id,
+      row.leafIndex,
+      row.createdAtMs,
+      metadata,
+      metadataBytes,
+      row.leafHash,
+      0,
+      { content, ascii },
+      {
+        namespace: row.namespace,
+        supersedes: row.supersedes,
+        supersededBy: row.supersededBy,
+        writer,
+      },
+    );
+    if (row.supersedes !== null) {
+      const older = this.ids.lastIndexOf(row.supersedes);
+      if (older >= 0) {
+        this.supersededBy[older] = row.id;
+      }
+    }
     this.lastLeafIndex = row.leafIndex;
+  }
+
+  /** The clear fields of the memory at `position`, as filters see them. */
+  filterable(position: number): FilterableMemory {
+    return {
+      metadata: this.metadata[position] as Metadata,
+      namespace: this.namespaces[position] ?? null,
+      createdAtMs: this.createdMs[position] as number,
+      superseded: this.supersededBy[position] != null,
+    };
   }
 
   /** Appends one memory to the columns and the tail; seals the tail when it is full. */
@@ -174,6 +253,7 @@ class UserLog {
     hashes: Uint8Array,
     hashOffset: number,
     text: { content: string; ascii: boolean; folded?: string },
+    attrs: EntryAttributes,
   ): void {
     const position = this.ids.length;
     const folded = text.folded ?? text.content.toLowerCase();
@@ -190,6 +270,10 @@ class UserLog {
     this.leafIndexes.push(leafIndex);
     this.createdMs.push(createdMs);
     this.metadata.push(metadata);
+    this.namespaces.push(attrs.namespace);
+    this.supersedes.push(attrs.supersedes);
+    this.supersededBy.push(attrs.supersededBy);
+    this.writers.push(attrs.writer);
     this.sizes.push(size);
     this.bytes += size;
     this.tailTexts.push(text.content);
@@ -304,6 +388,10 @@ class UserLog {
       metadata: this.metadata[position] as Metadata,
       createdAt: new Date(this.createdMs[position] as number),
       leafHash: chunk.slice(offset, offset + HASH_BYTES),
+      namespace: this.namespaces[position] ?? null,
+      supersedes: this.supersedes[position] ?? null,
+      supersededBy: this.supersededBy[position] ?? null,
+      writtenBy: this.writers[position] ?? null,
     };
   }
 
@@ -380,6 +468,10 @@ class UserLog {
       leafIndexes: this.leafIndexes,
       createdMs: this.createdMs,
       metadata: this.metadata,
+      namespaces: this.namespaces,
+      supersedes: this.supersedes,
+      supersededBy: this.supersededBy,
+      writers: this.writers,
       sizes: this.sizes,
       hashChunks: this.hashChunks,
     };
@@ -393,6 +485,10 @@ class UserLog {
     this.leafIndexes = [];
     this.createdMs = [];
     this.metadata = [];
+    this.namespaces = [];
+    this.supersedes = [];
+    this.supersededBy = [];
+    this.writers = [];
     this.sizes = [];
     this.hashChunks = [];
     this.blocks = [];
@@ -420,6 +516,12 @@ class UserLog {
         old.hashChunks[Math.floor(position / HASH_CHUNK)] as Uint8Array,
         (position % HASH_CHUNK) * HASH_BYTES,
         { content, folded, ascii: oneByte(content) && oneByte(folded) },
+        {
+          namespace: old.namespaces[position] ?? null,
+          supersedes: old.supersedes[position] ?? null,
+          supersededBy: old.supersededBy[position] ?? null,
+          writer: old.writers[position] ?? null,
+        },
       );
     }
     this.sealTail(TAIL_ENTRIES);
@@ -605,22 +707,76 @@ function parseMetadata(json: string): Metadata {
 }
 
 /**
- * Newest-first substring scan with the metadata filter, stopping at `limit` matches; `scanned`
- * counts the live memories from the newest down to the last match returned (all of them when
- * fewer than `limit` match).
+ * One page of recall over a user's log: the filter and the cursor first, then the ranking —
+ * recency (a substring when a query is given, every memory otherwise; newest first) or relevance
+ * (BM25 over the query's terms; highest score first, ties newest first). Looks for one match more
+ * than `limit` to tell whether more follow. `scanned` counts the live memories examined: from the
+ * newest down to the last match looked at in recency order, every live memory in relevance order.
  */
 function scan(log: UserLog, query: RecallQuery): RecallResult {
-  const needle = query.caseSensitive ? query.query : query.query.toLowerCase();
-  const filter = query.metadata ? Object.entries(query.metadata) : null;
-  const accept = (position: number) =>
-    log.isLive(position) &&
-    (filter === null || matches(log.metadata[position] as Metadata, filter));
+  if (query.limit < 1) {
+    return { items: [], scanned: 0, more: false };
+  }
+  const filter = compileFilter(query.filter);
+  const verdicts = new Uint8Array(log.ids.length);
+  const accept = (position: number): boolean => {
+    const known = verdicts[position] as number;
+    if (known !== 0) {
+      return known === 1;
+    }
+    const ok = log.isLive(position) && filter(log.filterable(position));
+    verdicts[position] = ok ? 1 : 2;
+    return ok;
+  };
+  if (query.rank === "relevance") {
+    return rankByRelevance(log, query, accept);
+  }
+  const before = query.after?.leafIndex;
+  const acceptBefore =
+    before === undefined
+      ? accept
+      : (position: number) => (log.leafIndexes[position] as number) < before && accept(position);
+  const want = query.limit + 1;
+  const { found, scanned } =
+    query.query === undefined
+      ? newestMatching(log, acceptBefore, want)
+      : substringMatches(log, query.query, query.caseSensitive, acceptBefore, want);
+  const page = found.slice(0, query.limit);
+  return { items: page.map((p) => log.entry(p)), scanned, more: found.length > query.limit };
+}
+
+/** Positions of the newest `want` memories passing `accept`, newest first. */
+function newestMatching(
+  log: UserLog,
+  accept: (position: number) => boolean,
+  want: number,
+): { found: number[]; scanned: number } {
   const found: number[] = [];
   let scanned = 0;
-  if (query.limit < 1) {
-    return { items: [], scanned };
+  for (let position = log.ids.length - 1; position >= 0 && found.length < want; position--) {
+    if (!log.isLive(position)) {
+      continue;
+    }
+    scanned++;
+    if (accept(position)) {
+      found.push(position);
+    }
   }
-  const tail = query.caseSensitive ? log.tailTexts : log.tailFolded;
+  return { found, scanned };
+}
+
+/** Positions of the newest `want` memories holding `query` and passing `accept`, newest first. */
+function substringMatches(
+  log: UserLog,
+  query: string,
+  caseSensitive: boolean,
+  accept: (position: number) => boolean,
+  want: number,
+): { found: number[]; scanned: number } {
+  const needle = caseSensitive ? query : query.toLowerCase();
+  const found: number[] = [];
+  let scanned = 0;
+  const tail = caseSensitive ? log.tailTexts : log.tailFolded;
   for (let k = tail.length - 1; k >= 0; k--) {
     const position = log.tailStart + k;
     if (!log.isLive(position)) {
@@ -629,15 +785,15 @@ function scan(log: UserLog, query: RecallQuery): RecallResult {
     scanned++;
     if ((tail[k] as string).includes(needle) && accept(position)) {
       found.push(position);
-      if (found.length >= query.limit) {
-        return { items: found.map((p) => log.entry(p)), scanned };
+      if (found.length >= want) {
+        return { found, scanned };
       }
     }
   }
   for (let b = log.blocks.length - 1; b >= 0; b--) {
     const block = log.blocks[b] as TextBlock;
-    const hits = blockMatches(block, needle, query.caseSensitive, accept);
-    const wanted = query.limit - found.length;
+    const hits = blockMatches(block, needle, caseSensitive, accept);
+    const wanted = want - found.length;
     if (hits.length < wanted) {
       for (let h = hits.length - 1; h >= 0; h--) {
         found.push(block.start + (hits[h] as number));
@@ -645,8 +801,8 @@ function scan(log: UserLog, query: RecallQuery): RecallResult {
       scanned += block.live;
       continue;
     }
-    // The limit is reached in this block: its live memories from the oldest match taken on
-    // were examined.
+    // The page fills in this block: its live memories from the oldest match taken on were
+    // examined.
     const from = hits[hits.length - wanted] as number;
     for (let h = hits.length - 1; h >= hits.length - wanted; h--) {
       found.push(block.start + (hits[h] as number));
@@ -658,7 +814,115 @@ function scan(log: UserLog, query: RecallQuery): RecallResult {
     }
     break;
   }
-  return { items: found.map((p) => log.entry(p)), scanned };
+  return { found, scanned };
+}
+
+/**
+ * Relevance ranking (relevance.ts): per query term, its word-bounded occurrences in every live
+ * text (one `indexOf` pass over each block's lower-cased texts), document frequencies over the
+ * live memories, then the BM25 score of each memory passing `accept` that holds a term; sorted by
+ * score, then leaf index, both descending, and cut after the cursor.
+ */
+function rankByRelevance(
+  log: UserLog,
+  query: RecallQuery,
+  accept: (position: number) => boolean,
+): RecallResult {
+  const terms = queryTerms(query.query ?? "");
+  const count = log.ids.length;
+  const lengths = new Float64Array(count);
+  let live = 0;
+  let totalLength = 0;
+  for (const block of log.blocks) {
+    for (let k = 0; k < block.count; k++) {
+      if (log.isLive(block.start + k)) {
+        const length =
+          (block.foldedEnds[k] as number) - (k === 0 ? 0 : (block.foldedEnds[k - 1] as number) + 1);
+        lengths[block.start + k] = length;
+        live++;
+        totalLength += length;
+      }
+    }
+  }
+  log.tailFolded.forEach((text, k) => {
+    if (log.isLive(log.tailStart + k)) {
+      lengths[log.tailStart + k] = text.length;
+      live++;
+      totalLength += text.length;
+    }
+  });
+  const averageLength = live === 0 ? 0 : totalLength / live;
+  const frequencies = terms.map((term) => termFrequencies(log, term));
+  const scores: { position: number; score: number }[] = [];
+  const idfs = frequencies.map(({ documents }) => inverseDocumentFrequency(live, documents));
+  for (let position = 0; position < count; position++) {
+    let score = 0;
+    for (let t = 0; t < terms.length; t++) {
+      const tf = (frequencies[t] as { counts: Uint32Array }).counts[position] as number;
+      if (tf > 0) {
+        score += termScore(idfs[t] as number, tf, lengths[position] as number, averageLength);
+      }
+    }
+    if (score > 0 && accept(position)) {
+      scores.push({ position, score });
+    }
+  }
+  const leafOf = (position: number) => log.leafIndexes[position] as number;
+  scores.sort((a, b) => b.score - a.score || leafOf(b.position) - leafOf(a.position));
+  const after = query.after;
+  const from =
+    after?.rank === "relevance"
+      ? scores.findIndex(
+          ({ position, score }) =>
+            score < after.score || (score === after.score && leafOf(position) < after.leafIndex),
+        )
+      : 0;
+  const rest = from < 0 ? [] : scores.slice(from);
+  const page = rest.slice(0, query.limit);
+  return {
+    items: page.map(({ position, score }) => ({ ...log.entry(position), score })),
+    scanned: live,
+    more: rest.length > query.limit,
+  };
+}
+
+/**
+ * Occurrences of `term` (lower-cased, word-bounded) in each live memory's lower-cased text, by
+ * position, and how many live memories hold it.
+ */
+function termFrequencies(log: UserLog, term: string): { counts: Uint32Array; documents: number } {
+  const counts = new Uint32Array(log.ids.length);
+  let documents = 0;
+  const count = (position: number) => {
+    if (counts[position] === 0 && log.isLive(position)) {
+      documents++;
+    }
+    if (log.isLive(position)) {
+      counts[position] = (counts[position] as number) + 1;
+    }
+  };
+  for (const block of log.blocks) {
+    const text = block.folded;
+    const ends = block.foldedEnds;
+    let k = 0;
+    for (let at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + term.length)) {
+      while ((ends[k] as number) < at) {
+        k++;
+      }
+      const end = at + term.length;
+      if (end <= (ends[k] as number) && !isWordCharAt(text, at - 1) && !isWordCharAt(text, end)) {
+        count(block.start + k);
+      }
+    }
+  }
+  log.tailFolded.forEach((text, k) => {
+    for (let at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + term.length)) {
+      if (!isWordCharAt(text, at - 1) && !isWordCharAt(text, at + term.length)) {
+        count(log.tailStart + k);
+      }
+    }
+  });
+  return { counts, documents };
 }
 
 /**
@@ -692,10 +956,4 @@ function blockMatches(
     }
   }
   return hits;
-}
-
-function matches(metadata: Metadata, filter: readonly [string, unknown][]): boolean {
-  return filter.every(
-    ([key, value]) => Object.hasOwn(metadata, key) && isDeepStrictEqual(metadata[key], value),
-  );
 }

@@ -5,6 +5,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import canonicalizeModule from "canonicalize";
+import type { SearchInput } from "./memories.js";
+import { metadataFilterProblem } from "./memory-filter.js";
 
 // canonicalize is CommonJS with an ES default export in its typings (see @svc/verifier leaf.ts).
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
@@ -140,10 +142,26 @@ export const ContentSchema = z
     example: "The user prefers dark mode and answers in French.",
   });
 
-/** `POST /memories` body. */
+/** A namespace (docs/protocol.md §4): 1–128 characters of `[A-Za-z0-9._:/-]`. */
+export const NAMESPACE_PATTERN = /^[A-Za-z0-9._:/-]{1,128}$/;
+
+/** A memory's namespace, or a namespace prefix. */
+export const NamespaceSchema = z
+  .string()
+  .regex(NAMESPACE_PATTERN, "1–128 characters of A–Z a–z 0–9 . _ : / -")
+  .openapi({
+    description: "1–128 characters of `[A-Za-z0-9._:/-]`, e.g. `agent:research/run:42`",
+    example: "agent:research/run:42",
+  });
+
+/** `POST /memories` body (and each item of a batch, and `PUT /memories/:id`). */
 export const CreateMemoryBodySchema = z.strictObject({
   content: ContentSchema,
   metadata: MetadataSchema.optional(),
+  namespace: NamespaceSchema.optional().openapi({
+    description:
+      "committed in the leaf; default: the API key's namespace confinement, or none (for PUT: the superseded memory's)",
+  }),
 });
 
 /** `POST /memories/batch` body: 1 to 256 memories, each exactly a `POST /memories` body. */
@@ -152,32 +170,81 @@ export const CreateMemoriesBodySchema = z.strictObject({
 });
 
 /**
- * A metadata filter of recall: top-level keys matched by exact equality. A value that looks like
- * a query operator (an object with a `$…` key, e.g. `{ "$gte": 1 }`) is refused, naming it,
- * rather than matching nothing in silence.
+ * A metadata filter of recall (docs/protocol.md §4 "Recall"): per top-level key, a value matched
+ * by deep equality, or an operator object (`$in`, `$gte`, `$lte`, `$contains`, all of those given
+ * must hold). An unknown operator or a wrong operand is refused, naming the key, rather than
+ * matching nothing in silence.
  */
 export const MetadataFilterSchema = MetadataSchema.superRefine((value, ctx) => {
-  for (const [key, item] of Object.entries(value)) {
-    if (item !== null && typeof item === "object" && !Array.isArray(item)) {
-      const operators = Object.keys(item).filter((k) => k.startsWith("$"));
-      if (operators.length > 0) {
-        ctx.addIssue({
-          code: "custom",
-          path: [key],
-          message: `metadata filter operators are not supported: ${operators.map((op) => `${key}.${op}`).join(", ")}`,
-        });
-      }
-    }
+  const problem = metadataFilterProblem(value);
+  if (problem) {
+    ctx.addIssue({ code: "custom", path: [problem.key], message: problem.message });
   }
+}).openapi("MetadataFilter", {
+  description:
+    'key → value (deep equality) or operators: { "$in": [..] }, { "$gte": n | ISO time }, { "$lte": n | ISO time }, { "$contains": scalar } (arrays)',
+  example: { topic: "billing", importance: { $gte: 3 }, tags: { $contains: "urgent" } },
 });
 
+/** An ISO 8601 time with an offset (`2026-11-25T08:00:00.000Z`). */
+const IsoTimeSchema = z.iso.datetime({ offset: true });
+
 /** `POST /memories/search` body. */
-export const SearchBodySchema = z.strictObject({
-  query: ContentSchema,
-  limit: z.number().int().min(1).max(200).default(20),
-  caseSensitive: z.boolean().default(false),
-  metadata: MetadataFilterSchema.optional(),
-});
+export const SearchBodySchema = z
+  .strictObject({
+    query: ContentSchema.optional().openapi({
+      description:
+        "recency: a substring every match holds; relevance: the terms to score. Optional when a filter is given",
+    }),
+    limit: z.number().int().min(1).max(200).default(20),
+    caseSensitive: z.boolean().default(false),
+    metadata: MetadataFilterSchema.optional(),
+    namespace: NamespaceSchema.optional(),
+    namespacePrefix: NamespaceSchema.optional(),
+    createdAfter: IsoTimeSchema.optional(),
+    createdBefore: IsoTimeSchema.optional(),
+    rank: z.enum(["recency", "relevance"]).default("recency"),
+    includeSuperseded: z.boolean().default(false),
+    cursor: z.string().min(1).max(512).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const filtered =
+      body.metadata !== undefined ||
+      body.namespace !== undefined ||
+      body.namespacePrefix !== undefined ||
+      body.createdAfter !== undefined ||
+      body.createdBefore !== undefined;
+    if (body.query === undefined && !filtered) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["query"],
+        message: "query is required unless a metadata, namespace or time filter is given",
+      });
+    }
+    if (body.rank === "relevance" && body.query === undefined) {
+      ctx.addIssue({ code: "custom", path: ["query"], message: "relevance ranking needs a query" });
+    }
+  });
+
+/** A validated `POST /memories/search` body. */
+export type SearchBody = z.infer<typeof SearchBodySchema>;
+
+/** The search request of a validated body (times as Dates). */
+export function searchInputOf(body: SearchBody): SearchInput {
+  return {
+    ...body,
+    createdAfter: body.createdAfter === undefined ? undefined : new Date(body.createdAfter),
+    createdBefore: body.createdBefore === undefined ? undefined : new Date(body.createdBefore),
+  };
+}
+
+/** Who wrote a memory (committed in version-2 leaves). */
+export const WriterSchema = z
+  .union([
+    z.object({ kind: z.literal("session") }),
+    z.object({ kind: z.literal("api_key"), keyId: z.string() }),
+  ])
+  .openapi("Writer");
 
 /** A memory (docs/protocol.md §4). */
 export const MemorySchema = z
@@ -187,29 +254,52 @@ export const MemorySchema = z
     leafHash: z.string().openapi({ description: "lowercase hex SHA-256(0x00 ‖ leafData)" }),
     content: z.string(),
     metadata: z.record(z.string(), z.unknown()),
+    namespace: z.string().nullable(),
+    writtenBy: WriterSchema.nullable().openapi({
+      description: "who wrote it (committed in the leaf); null on version-1 leaves",
+    }),
+    supersedes: z.string().nullable().openapi({ description: "the memory this one updates" }),
+    supersededBy: z.string().nullable().openapi({
+      description: "the memory that updated this one; null while current",
+    }),
     createdAt: z.string(),
     anchored: z.boolean(),
+    score: z.number().optional().openapi({ description: "BM25 score (rank: relevance only)" }),
   })
   .openapi("Memory");
 
 /** `POST /memories` answer. */
-export const CreatedMemorySchema = MemorySchema.omit({ content: true }).openapi("CreatedMemory");
+export const CreatedMemorySchema = MemorySchema.omit({ content: true, score: true }).openapi(
+  "CreatedMemory",
+);
 
 /** `POST /memories/batch` answer: the created memories in request order. */
 export const CreatedMemoriesSchema = z
   .object({ items: z.array(CreatedMemorySchema) })
   .openapi("CreatedMemories");
 
-/** The leaf data object (docs/protocol.md §5 "Leaf encoding"). */
+const leafCommonFields = {
+  memoryId: z.string(),
+  owner: z.string(),
+  createdAt: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  contentHash: z.string(),
+};
+
+/** The leaf data object (docs/protocol.md §5 "Leaf encoding"), version 1 or 2. */
 export const LeafDataSchema = z
-  .object({
-    v: z.literal(1),
-    memoryId: z.string(),
-    owner: z.string(),
-    createdAt: z.string(),
-    metadata: z.record(z.string(), z.unknown()),
-    contentHash: z.string(),
-  })
+  .union([
+    z.object({ v: z.literal(1), ...leafCommonFields }).openapi("LeafDataV1"),
+    z
+      .object({
+        v: z.literal(2),
+        ...leafCommonFields,
+        namespace: z.string().nullable(),
+        writtenBy: WriterSchema,
+        supersedes: z.string().nullable(),
+      })
+      .openapi("LeafDataV2"),
+  ])
   .openapi("LeafData");
 
 /** The commitment account fields proofs and verify answers name (docs/protocol.md §6). */
@@ -250,5 +340,19 @@ export const SearchResultSchema = z
   .object({
     items: z.array(MemorySchema),
     scanned: z.number().int().openapi({ description: "live memories examined" }),
+    nextCursor: z
+      .string()
+      .nullable()
+      .openapi({ description: "pass as `cursor` for the next page" }),
   })
   .openapi("SearchResult");
+
+/** A memory with its proof bundle (grants, history). */
+export const MemoryWithProofSchema = MemorySchema.extend({ proof: ProofBundleSchema }).openapi(
+  "MemoryWithProof",
+);
+
+/** `GET /memories/:id/history` answer: every live version, oldest first, each with its proof. */
+export const MemoryHistorySchema = z
+  .object({ items: z.array(MemoryWithProofSchema) })
+  .openapi("MemoryHistory");

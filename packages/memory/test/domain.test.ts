@@ -63,7 +63,10 @@ describe("two memory domains on one database", () => {
           for (let i = 0; i < perDomain / clients; i++) {
             const content = `memory ${i} of client ${client}`;
             mine.push(
-              await domain.memories.create(owner, domain.dataKeys.of(auth), content, { client }),
+              await domain.memories.create(owner, domain.dataKeys.of(auth), {
+                content: content,
+                metadata: { client },
+              }),
             );
           }
           return mine;
@@ -120,6 +123,7 @@ describe("two memory domains on one database", () => {
         query: "memory",
         limit: writes,
         caseSensitive: true,
+        rank: "recency",
       });
       expect(found.items.map((m) => m.leafIndex)).toEqual(
         Array.from({ length: writes }, (_, i) => writes - 1 - i),

@@ -37,7 +37,7 @@ describe("RecallCache eviction", () => {
     const { service } = memoryService();
     const users = await Promise.all([0, 1, 2].map(() => createTestOwner(t.db, masterKey)));
     const write = (u: TestOwner, content: string, metadata: Record<string, unknown> = {}) =>
-      service.create(u.owner, u.dataKey, content, metadata);
+      service.create(u.owner, u.dataKey, { content: content, metadata: metadata });
     // User 0 holds more than the others: longer texts with metadata.
     for (const [content, metadata] of [
       ["The Quick brown fox", { source: "fable.md", tags: ["animals"] }],
@@ -56,7 +56,13 @@ describe("RecallCache eviction", () => {
     }
     const userIds = users.map((u) => u.owner.userId);
     const keys = users.map((u) => u.dataKey);
-    const query = { query: "e", caseSensitive: false, metadata: undefined, limit: 200 };
+    const query: RecallQuery = {
+      query: "e",
+      caseSensitive: false,
+      filter: {},
+      rank: "recency",
+      limit: 200,
+    };
     const probe = new RecallCache({ db: t.db, clock, maxBytes: 1 << 30 });
     await probe.search(userIds[1] ?? "", keys[1] ?? new Uint8Array(), query);
     const oneUser = probe.stats().bytes;
@@ -133,14 +139,14 @@ describe("RecallCache at scale: text blocks, tail, deletions, compaction", () =>
 
   /** The recall answer by definition: a newest-first scan of the live memories. */
   function reference(live: readonly Known[], query: RecallQuery) {
-    const needle = query.caseSensitive ? query.query : query.query.toLowerCase();
+    const needle = query.caseSensitive ? (query.query ?? "") : (query.query ?? "").toLowerCase();
     const items: Known[] = [];
     let scanned = 0;
-    for (let i = live.length - 1; i >= 0 && items.length < query.limit; i--) {
+    for (let i = live.length - 1; i >= 0 && items.length <= query.limit; i--) {
       const m = live[i] as Known;
       scanned++;
       const text = query.caseSensitive ? m.content : m.content.toLowerCase();
-      const filter = Object.entries(query.metadata ?? {});
+      const filter = Object.entries(query.filter.metadata ?? {});
       if (
         text.includes(needle) &&
         filter.every(
@@ -150,7 +156,7 @@ describe("RecallCache at scale: text blocks, tail, deletions, compaction", () =>
         items.push(m);
       }
     }
-    return { items, scanned };
+    return { items: items.slice(0, query.limit), scanned, more: items.length > query.limit };
   }
 
   it("answers exactly as a plain scan through loads, appends, deletions and compaction", async () => {
@@ -165,7 +171,10 @@ describe("RecallCache at scale: text blocks, tail, deletions, compaction", () =>
           const words = Array.from({ length: 1 + Math.floor(random() * 12) }, () => pick(WORDS));
           const content = words.join(random() < 0.5 ? " " : "");
           const metadata = pick(METADATA);
-          const created = await service.create(who, dataKey, content, metadata);
+          const created = await service.create(who, dataKey, {
+            content: content,
+            metadata: metadata,
+          });
           return { ...created, content, metadata: { ...metadata } };
         }),
       );
@@ -181,14 +190,21 @@ describe("RecallCache at scale: text blocks, tail, deletions, compaction", () =>
               ? source.slice(start, start + 1 + Math.floor(random() * 8)) || "a"
               : pick([...WORDS, "ß", "ss", "i̇", "σ", "ς", "\u0000", "a\u0000b", "zzz"]),
           caseSensitive: random() < 0.3,
-          metadata: random() < 0.2 ? pick(METADATA.slice(1)) : undefined,
+          filter: { metadata: random() < 0.2 ? pick(METADATA.slice(1)) : undefined },
+          rank: "recency",
           limit: pick([1, 2, 5, 20, 200]),
         };
         const got = await cache.search(who.userId, dataKey, query);
         const want = reference(live, query);
-        expect({ query, scanned: got.scanned, items: got.items.map((e) => e.id) }).toEqual({
+        expect({
+          query,
+          scanned: got.scanned,
+          more: got.more,
+          items: got.items.map((e) => e.id),
+        }).toEqual({
           query,
           scanned: want.scanned,
+          more: want.more,
           items: want.items.map((m) => m.id),
         });
         for (const [i, entry] of got.items.entries()) {
@@ -232,7 +248,8 @@ describe("RecallCache at scale: text blocks, tail, deletions, compaction", () =>
     await fresh.search(who.userId, dataKey, {
       query: "a",
       caseSensitive: false,
-      metadata: undefined,
+      filter: {},
+      rank: "recency",
       limit: 1,
     });
     expect(cache.stats().bytes / fresh.stats().bytes).toBeGreaterThan(0.98);

@@ -4,7 +4,7 @@
  * anything is hashed. Hashes are lowercase hex, `salt` standard base64 (RFC 4648 §4).
  * @module
  */
-import type { LeafData } from "./leaf.js";
+import type { LeafData, LeafWriter } from "./leaf.js";
 
 /** `checkpoint` of a bundle: the latest anchored tree size and root. */
 export interface BundleCheckpoint {
@@ -88,30 +88,64 @@ function hex32(obj: Json, key: string, path: string): string {
   return value;
 }
 
+const LEAF_FIELDS_V1 = ["v", "memoryId", "owner", "createdAt", "metadata", "contentHash"];
+const LEAF_FIELDS_V2 = [...LEAF_FIELDS_V1, "namespace", "writtenBy", "supersedes"];
+
 function parseLeafData(value: unknown): LeafData {
   if (!isObject(value)) {
     throw new BundleFormatError("leafData", "must be an object");
   }
-  if (value.v !== 1) {
-    throw new BundleFormatError("leafData.v", "must be 1");
+  if (value.v !== 1 && value.v !== 2) {
+    throw new BundleFormatError("leafData.v", "must be 1 or 2");
   }
   if (!isObject(value.metadata)) {
     throw new BundleFormatError("leafData.metadata", "must be an object");
   }
-  const extra = Object.keys(value).filter(
-    (k) => !["v", "memoryId", "owner", "createdAt", "metadata", "contentHash"].includes(k),
-  );
+  const fields = value.v === 1 ? LEAF_FIELDS_V1 : LEAF_FIELDS_V2;
+  const extra = Object.keys(value).filter((k) => !fields.includes(k));
   if (extra.length > 0) {
     throw new BundleFormatError(`leafData.${extra[0]}`, "is not a leaf field");
   }
-  return {
-    v: 1,
+  const common = {
     memoryId: str(value, "memoryId", "leafData."),
     owner: str(value, "owner", "leafData."),
     createdAt: str(value, "createdAt", "leafData."),
     metadata: value.metadata,
     contentHash: hex32(value, "contentHash", "leafData."),
   };
+  if (value.v === 1) {
+    return { v: 1, ...common };
+  }
+  return {
+    v: 2,
+    ...common,
+    namespace: nullableStr(value, "namespace", "leafData."),
+    writtenBy: parseWriter(value.writtenBy),
+    supersedes: nullableStr(value, "supersedes", "leafData."),
+  };
+}
+
+function nullableStr(obj: Json, key: string, path: string): string | null {
+  if (!(key in obj)) {
+    throw new BundleFormatError(`${path}${key}`, "is missing (null when absent)");
+  }
+  return obj[key] === null ? null : str(obj, key, path);
+}
+
+function parseWriter(value: unknown): LeafWriter {
+  if (!isObject(value)) {
+    throw new BundleFormatError("leafData.writtenBy", "must be an object");
+  }
+  if (value.kind === "session" && Object.keys(value).length === 1) {
+    return { kind: "session" };
+  }
+  if (value.kind === "api_key" && Object.keys(value).length === 2) {
+    return { kind: "api_key", keyId: str(value, "keyId", "leafData.writtenBy.") };
+  }
+  throw new BundleFormatError(
+    "leafData.writtenBy",
+    'must be { kind: "session" } or { kind: "api_key", keyId }',
+  );
 }
 
 function parseBundle(value: Json): ProofBundle {

@@ -22,7 +22,15 @@ export {
   parseInput,
 } from "./bundle.js";
 export { type CliIo, processIo, runCli, USAGE } from "./cli.js";
-export { contentHashOf, type LeafData, leafDataBytes, leafHashOf } from "./leaf.js";
+export {
+  contentHashOf,
+  type LeafData,
+  type LeafDataV1,
+  type LeafDataV2,
+  type LeafWriter,
+  leafDataBytes,
+  leafHashOf,
+} from "./leaf.js";
 export {
   type VerifyOptions,
   type VerifyReason,

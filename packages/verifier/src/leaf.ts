@@ -1,8 +1,11 @@
 /**
  * The leaf encoding of docs/protocol.md §5: `leafData` is the UTF-8 of the RFC 8785 (JSON Canonicalization
- * Scheme) form of `{ v: 1, memoryId, owner, createdAt, metadata, contentHash }`, the leaf hash is
- * RFC 9162 §2.1.1 `SHA-256(0x00 ‖ leafData)`, and `contentHash = hex(SHA-256(salt ‖ UTF-8
- * content))` with the memory's 16-byte salt.
+ * Scheme) form of the leaf object, the leaf hash is RFC 9162 §2.1.1 `SHA-256(0x00 ‖ leafData)`, and
+ * `contentHash = hex(SHA-256(salt ‖ UTF-8 content))` with the memory's 16-byte salt. Two versions:
+ * - v1 `{ v: 1, memoryId, owner, createdAt, metadata, contentHash }` (every leaf written before
+ *   the agent memory model; they keep verifying exactly as before);
+ * - v2 adds `namespace` (string or null), `writtenBy` (`{ kind: "session" }` or
+ *   `{ kind: "api_key", keyId }`) and `supersedes` (a memory id or null): all three always present.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -13,8 +16,26 @@ import canonicalizeModule from "canonicalize";
 // export; under NodeNext the default import is that function at runtime.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
-/** The object a memory's leaf commits to (docs/protocol.md §5). */
-export interface LeafData {
+/** Who wrote a version-2 leaf: a wallet session, or one API key by id. */
+export type LeafWriter =
+  | { readonly kind: "session" }
+  | { readonly kind: "api_key"; readonly keyId: string };
+
+/** The object a version-2 leaf commits to (docs/protocol.md §5). */
+export interface LeafDataV2 extends Omit<LeafDataV1, "v"> {
+  readonly v: 2;
+  /** The memory's namespace, or null. */
+  readonly namespace: string | null;
+  readonly writtenBy: LeafWriter;
+  /** The id of the memory this one supersedes (an update), or null. */
+  readonly supersedes: string | null;
+}
+
+/** The object a memory's leaf commits to, either version (docs/protocol.md §5). */
+export type LeafData = LeafDataV1 | LeafDataV2;
+
+/** The object a version-1 leaf commits to (docs/protocol.md §5). */
+export interface LeafDataV1 {
   readonly v: 1;
   readonly memoryId: string;
   /** The owner's wallet public key, base58 (seed of the commitment PDA). */

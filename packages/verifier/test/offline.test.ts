@@ -131,7 +131,20 @@ describe("parseInput", () => {
     ["leafHash", { leafHash: "AB".repeat(32) }],
     ["salt", { salt: "not base64!" }],
     ["inclusionProof[0]", { inclusionProof: ["zz"] }],
-    ["leafData.v", { leafData: { ...leafData, v: 2 } }],
+    ["leafData.v", { leafData: { ...leafData, v: 3 } }],
+    ["leafData.namespace", { leafData: { ...leafData, v: 2 } }],
+    [
+      "leafData.writtenBy",
+      {
+        leafData: {
+          ...leafData,
+          v: 2,
+          namespace: null,
+          supersedes: null,
+          writtenBy: { kind: "x" },
+        },
+      },
+    ],
     ["leafData.extra", { leafData: { ...leafData, extra: 1 } }],
     ["checkpoint.rootHash", { checkpoint: { treeSize: 1, rootHash: "x" } }],
     ["anchor.memoryCount", { anchor: { ...bundle().anchor, memoryCount: "1" } }],

@@ -5,7 +5,8 @@
  * credential's rate limit (docs/protocol.md §12).
  * @module
  */
-import { type AuthContext, AuthError, resolveBearer } from "@svc/auth";
+import { type AuthContext, AuthError, requireScope, resolveBearer } from "@svc/auth";
+import type { ApiKeyScope } from "@svc/db-schema";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../context.js";
 import { ApiError } from "../errors.js";
@@ -61,6 +62,19 @@ export function requireSession(): MiddlewareHandler<AppEnv> {
         "this operation needs a wallet session, not an API key",
       );
     }
+    await next();
+  };
+}
+
+/**
+ * Requires `scope` of the credential (docs/protocol.md §3 "Scopes and confinement"): a wallet
+ * session holds every scope, an API key those it was created with. Runs after
+ * {@link requireAuth}.
+ * @throws AuthError `insufficient_scope` (403) when the credential lacks it.
+ */
+export function requireScopes(scope: ApiKeyScope): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    requireScope(c.var.auth, scope);
     await next();
   };
 }

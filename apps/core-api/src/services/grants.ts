@@ -25,7 +25,15 @@ import {
   revokeGrant,
   useGrant,
 } from "@svc/db-schema";
-import type { DataKeys, MemoryService, MemoryWithProof, Owner, ProofService } from "@svc/memory";
+import {
+  type Caller,
+  type DataKeys,
+  type MemoryService,
+  type MemoryWithProof,
+  type Owner,
+  type ProofService,
+  withinConfinement,
+} from "@svc/memory";
 import bs58 from "bs58";
 import { ApiError, type ErrorCode } from "../errors.js";
 
@@ -48,9 +56,10 @@ export interface CreateGrantInput {
 }
 
 /** A grant's operation as the API shows it. */
-export type GrantOperationView =
+export type GrantOperationView = (
   | { type: "read_memories"; memoryIds: string[] }
-  | { type: "search"; query: string; limit?: number };
+  | { type: "search"; query: string; limit?: number }
+) & { namespacePrefix?: string };
 
 /** Whether a grant can still be used, ranked revoked, expired, exhausted (docs/protocol.md §8). */
 export type GrantStatus = "active" | "revoked" | "expired" | "exhausted";
@@ -135,12 +144,13 @@ export class GrantService {
 
   /**
    * Creates a grant over the owner's memories. A `read_memories` grant must name live memories of
-   * the owner only; a `search` grant stores its limit (default 20).
+   * the owner only; a `search` grant stores its limit (default 20). A grant created by a
+   * namespace-confined key records the confinement and never reaches past it.
    * @returns the grant with its token and URL, which are never shown again.
-   * @throws ApiError not_found when a named memory is unknown, deleted or another user's
-   *   (`details` lists which).
+   * @throws ApiError not_found when a named memory is unknown, deleted, another user's or outside
+   *   the caller's confinement (`details` lists which).
    */
-  async create(owner: Owner, input: CreateGrantInput): Promise<CreatedGrantView> {
+  async create(owner: Caller, input: CreateGrantInput): Promise<CreatedGrantView> {
     const operation = await this.checkOperation(owner, input.operation);
     const token = bs58.encode(randomBytes(GRANT_TOKEN_BYTES));
     const now = this.deps.clock.now();
@@ -167,16 +177,18 @@ export class GrantService {
   }
 
   /**
-   * The owner's grants, newest first, one page.
+   * The owner's grants, newest first, one page; a confined caller sees only the grants created
+   * under its confinement.
    * @throws InvalidCursorError (`@svc/db-schema`) for a cursor this list did not issue.
    */
   async list(
-    owner: Owner,
+    owner: Caller,
     page: { limit: number; cursor?: string | undefined },
   ): Promise<{ items: GrantView[]; nextCursor: string | null }> {
     const result = await listGrants(this.deps.db, owner.userId, {
       limit: page.limit,
       ...(page.cursor ? { cursor: page.cursor } : {}),
+      confinedTo: owner.namespace,
     });
     const now = this.deps.clock.now();
     return { items: result.items.map((g) => grantView(g, now)), nextCursor: result.nextCursor };
@@ -184,9 +196,11 @@ export class GrantService {
 
   /**
    * Revokes the owner's grant; effective on the very next use; idempotent.
-   * @throws ApiError not_found when the grant is unknown or another user's.
+   * @throws ApiError not_found when the grant is unknown, another user's, or (for a confined
+   *   caller) not created under its confinement.
    */
-  async revoke(owner: Owner, id: string): Promise<void> {
+  async revoke(owner: Caller, id: string): Promise<void> {
+    await this.visibleGrant(owner, id);
     if (!(await revokeGrant(this.deps.db, owner.userId, id, this.deps.clock.now()))) {
       throw new ApiError("not_found", "no such grant");
     }
@@ -194,16 +208,15 @@ export class GrantService {
 
   /**
    * The attempts on the owner's grant, newest first, one page.
-   * @throws ApiError not_found when the grant is unknown or another user's; InvalidCursorError.
+   * @throws ApiError not_found when the grant is unknown, another user's or outside a confined
+   *   caller's confinement; InvalidCursorError.
    */
   async audit(
-    owner: Owner,
+    owner: Caller,
     id: string,
     page: { limit: number; cursor?: string | undefined },
   ): Promise<{ items: GrantAuditView[]; nextCursor: string | null }> {
-    if (!(await getGrant(this.deps.db, owner.userId, id))) {
-      throw new ApiError("not_found", "no such grant");
-    }
+    await this.visibleGrant(owner, id);
     const result = await listGrantAudit(this.deps.db, owner.userId, id, {
       limit: page.limit,
       ...(page.cursor ? { cursor: page.cursor } : {}),
@@ -265,6 +278,23 @@ export class GrantService {
     };
   }
 
+  /**
+   * The caller's grant `id`, when visible to it.
+   * @throws ApiError not_found when unknown, another user's, or outside a confined caller's
+   *   confinement.
+   */
+  private async visibleGrant(owner: Caller, id: string): Promise<CapabilityGrant> {
+    const grant = await getGrant(this.deps.db, owner.userId, id);
+    if (
+      !grant ||
+      (owner.namespace !== null &&
+        !withinConfinement(grant.operation.namespacePrefix ?? null, owner.namespace))
+    ) {
+      throw new ApiError("not_found", "no such grant");
+    }
+    return grant;
+  }
+
   /** The memory ids an operation reaches, in the order they are answered. */
   private async grantedIds(
     owner: Owner,
@@ -274,28 +304,41 @@ export class GrantService {
     if (operation.type === "read_memories") {
       return operation.memoryIds;
     }
-    const found = await this.deps.memories.search(owner, dataKey, {
+    const caller: Caller = {
+      ...owner,
+      credential: "session",
+      apiKeyId: null,
+      namespace: operation.namespacePrefix ?? null,
+    };
+    const found = await this.deps.memories.search(caller, dataKey, {
       query: operation.query,
       limit: operation.limit ?? DEFAULT_GRANT_SEARCH_LIMIT,
       caseSensitive: false,
-      metadata: undefined,
+      rank: "recency",
     });
     return found.items.map((item) => item.id);
   }
 
-  /** The operation as stored; every named memory must be a live memory of the owner. */
+  /**
+   * The operation as stored; every named memory must be a live memory of the owner within the
+   * caller's confinement, which the grant records.
+   */
   private async checkOperation(
-    owner: Owner,
+    owner: Caller,
     operation: CreateGrantInput["operation"],
   ): Promise<GrantOperation> {
+    const confinement = owner.namespace === null ? {} : { namespacePrefix: owner.namespace };
     if (operation.type === "search") {
       return {
         type: "search",
         query: operation.query,
         limit: operation.limit ?? DEFAULT_GRANT_SEARCH_LIMIT,
+        ...confinement,
       };
     }
-    const found = await getMemoriesByIds(this.deps.db, owner.userId, operation.memoryIds);
+    const found = (await getMemoriesByIds(this.deps.db, owner.userId, operation.memoryIds)).filter(
+      (row) => withinConfinement(row.namespace, owner.namespace),
+    );
     const present = new Set(found.map((row) => row.id));
     const missing = operation.memoryIds.flatMap((id, i) =>
       present.has(id) ? [] : [{ path: ["operation", "memoryIds", i], message: "no such memory" }],
@@ -303,7 +346,7 @@ export class GrantService {
     if (missing.length > 0) {
       throw new ApiError("not_found", "a granted memory does not exist", missing);
     }
-    return { type: "read_memories", memoryIds: [...operation.memoryIds] };
+    return { type: "read_memories", memoryIds: [...operation.memoryIds], ...confinement };
   }
 }
 
@@ -338,12 +381,15 @@ function grantView(grant: CapabilityGrant, now: Date): GrantView {
 }
 
 function operationView(operation: GrantOperation): GrantOperationView {
+  const confinement =
+    operation.namespacePrefix === undefined ? {} : { namespacePrefix: operation.namespacePrefix };
   return operation.type === "read_memories"
-    ? { type: "read_memories", memoryIds: [...operation.memoryIds] }
+    ? { type: "read_memories", memoryIds: [...operation.memoryIds], ...confinement }
     : {
         type: "search",
         query: operation.query,
         ...(operation.limit === undefined ? {} : { limit: operation.limit }),
+        ...confinement,
       };
 }
 

@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
-import { type ApiKey, apiKeys } from "../schema/api-keys.js";
+import { type ApiKey, type ApiKeyScope, apiKeys } from "../schema/api-keys.js";
 import { type User, users } from "../schema/users.js";
 import {
   decodeTimeCursor,
@@ -25,6 +25,12 @@ export interface NewApiKey {
   /** First 12 characters of the raw key. */
   readonly prefix: string;
   readonly label: string;
+  /** What the key may do; default all scopes. */
+  readonly scopes?: readonly ApiKeyScope[];
+  /** When the key stops working; null or absent: never. */
+  readonly expiresAt?: Date | null;
+  /** Namespace prefix the key is confined to; null or absent: none. */
+  readonly namespace?: string | null;
 }
 
 /**
@@ -43,6 +49,9 @@ export async function insertApiKey(db: Executor, input: NewApiKey): Promise<ApiK
       keyHash: input.keyHash,
       prefix: input.prefix,
       label: input.label,
+      ...(input.scopes ? { scopes: [...input.scopes] } : {}),
+      expiresAt: input.expiresAt ?? null,
+      namespace: input.namespace ?? null,
     })
     .returning();
   return rows[0] as ApiKey;
@@ -53,7 +62,8 @@ export async function insertApiKey(db: Executor, input: NewApiKey): Promise<ApiK
  * on every API-key request. Sent as a server-side prepared statement (parsed once per connection,
  * then one round trip; drizzle's default sends it unnamed: parse/describe, then bind).
  * @returns `{ apiKey, user }` (`apiKey.lastUsedAt` included, so callers can skip a fresh
- *   touchApiKeyLastUsed), or null for an unknown or revoked key.
+ *   touchApiKeyLastUsed; `apiKey.expiresAt` is for the caller to check against its clock), or
+ *   null for an unknown or revoked key.
  */
 export async function findActiveApiKeyByHash(
   db: Executor,

@@ -9,7 +9,7 @@ import type { Hash, NodeHashSource } from "@svc/merkle-log";
 import { and, eq } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { type AnchoredCheckpoint, anchoredCheckpoints } from "../schema/anchored-checkpoints.js";
-import type { Memory } from "../schema/memories.js";
+import type { Memory, WriterKind } from "../schema/memories.js";
 import { bytesOf, rawQuery } from "./_prepared.js";
 import { nodeSource, prefetchedNodeSource } from "./tree.js";
 
@@ -127,7 +127,8 @@ export interface MemoryAtCheckpoint {
  * hashes. `$1` user id, `$2` memory id.
  */
 const MEMORY_AT_CHECKPOINT_SQL = `with m as (
-    select id, user_id, leaf_index, ciphertext, iv, leaf_hash, metadata, anchored,
+    select id, user_id, leaf_index, ciphertext, iv, leaf_hash, metadata, anchored, leaf_version,
+      namespace, writer_kind, writer_key_id, supersedes, superseded_by,
       (extract(epoch from created_at) * 1000)::float8 as created_ms,
       (extract(epoch from deleted_at) * 1000)::float8 as deleted_ms
     from memories where user_id = $1 and id = $2 and deleted_at is null
@@ -163,6 +164,12 @@ interface RawMemoryAtCheckpoint extends Record<string, unknown> {
   leaf_hash: Uint8Array;
   metadata: Record<string, unknown>;
   anchored: boolean;
+  leaf_version: number;
+  namespace: string | null;
+  writer_kind: WriterKind | null;
+  writer_key_id: string | null;
+  supersedes: string | null;
+  superseded_by: string | null;
   created_ms: number;
   deleted_ms: number | null;
   c_id: string | null;
@@ -208,6 +215,12 @@ export async function getMemoryAtLatestCheckpoint(
     createdAt: new Date(row.created_ms),
     anchored: row.anchored,
     deletedAt: row.deleted_ms === null ? null : new Date(row.deleted_ms),
+    leafVersion: row.leaf_version as 1 | 2,
+    namespace: row.namespace,
+    writerKind: row.writer_kind,
+    writerKeyId: row.writer_key_id,
+    supersedes: row.supersedes,
+    supersededBy: row.superseded_by,
   };
   const checkpoint =
     row.c_id === null

@@ -75,13 +75,14 @@ export async function getGrant(
 }
 
 /**
- * The user's grants, newest first, cursor-paginated.
+ * The user's grants, newest first, cursor-paginated; with `confinedTo`, only the grants created
+ * under a namespace confinement starting with it (`operation.namespacePrefix`).
  * @throws RangeError on a bad `limit`; InvalidCursorError on a foreign cursor.
  */
 export async function listGrants(
   db: Executor,
   userId: string,
-  options: PageOptions = {},
+  options: PageOptions & { readonly confinedTo?: string | null } = {},
 ): Promise<Page<CapabilityGrant>> {
   const limit = pageLimit(options.limit);
   const after = options.cursor ? decodeTimeCursor("grants", options.cursor) : null;
@@ -94,6 +95,9 @@ export async function listGrants(
         after
           ? sql`(${capabilityGrants.createdAt}, ${capabilityGrants.id}) < (${timestamptz(after.createdAt)}, ${after.id})`
           : undefined,
+        options.confinedTo == null
+          ? undefined
+          : sql`${capabilityGrants.operation}->>'namespacePrefix' like ${`${options.confinedTo.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`,
       ),
     )
     .orderBy(desc(capabilityGrants.createdAt), desc(capabilityGrants.id))

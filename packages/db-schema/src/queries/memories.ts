@@ -24,7 +24,7 @@ import {
 } from "drizzle-orm";
 import type { Executor, Transaction } from "../client.js";
 import { TreeSaveConflictError, treeSaveConflicts } from "../errors.js";
-import { type Memory, memories } from "../schema/memories.js";
+import { type Memory, memories, type WriterKind } from "../schema/memories.js";
 import { users } from "../schema/users.js";
 import {
   decodeNumberCursor,
@@ -64,6 +64,16 @@ export interface NewMemory {
   readonly metadata: Record<string, unknown>;
   /** Creation time, the one in the leaf data. */
   readonly createdAt: Date;
+  /** Leaf-encoding version of `leafHash` (docs/protocol.md §5); default 1. */
+  readonly leafVersion?: 1 | 2;
+  /** The memory's namespace (version 2); default null. */
+  readonly namespace?: string | null;
+  /** Who wrote it (version 2); default null (version 1 records no writer). */
+  readonly writerKind?: WriterKind | null;
+  /** The writing API key's id when `writerKind` is `api_key`. */
+  readonly writerKeyId?: string | null;
+  /** The memory this one supersedes (version 2); default null. */
+  readonly supersedes?: string | null;
 }
 
 /**
@@ -362,6 +372,11 @@ function planAppends(appends: readonly (UserAppend & { readonly tree: SavedTree 
         leafHash: item.leafHash,
         metadata: item.metadata,
         createdAt: item.createdAt,
+        leafVersion: item.leafVersion ?? 1,
+        namespace: item.namespace ?? null,
+        writerKind: item.writerKind ?? null,
+        writerKeyId: item.writerKeyId ?? null,
+        supersedes: item.supersedes ?? null,
       });
       for (const node of range.append(item.leafHash)) {
         plan.nodes.push({ userId, level: node.level, index: node.index, hash: node.hash });
@@ -410,6 +425,11 @@ interface MemoryRow {
   readonly leafHash: Uint8Array;
   readonly metadata: Record<string, unknown>;
   readonly createdAt: Date;
+  readonly leafVersion: 1 | 2;
+  readonly namespace: string | null;
+  readonly writerKind: WriterKind | null;
+  readonly writerKeyId: string | null;
+  readonly supersedes: string | null;
 }
 
 /**
@@ -430,15 +450,23 @@ function memoryRowsInsert(rows: readonly MemoryRow[], where: SQL = sql``): SQL {
       leaf_hash: hex(r.leafHash),
       metadata: r.metadata,
       created_at: r.createdAt.toISOString(),
+      leaf_version: r.leafVersion,
+      namespace: r.namespace,
+      writer_kind: r.writerKind,
+      writer_key_id: r.writerKeyId,
+      supersedes: r.supersedes,
     })),
   );
   return sql`insert into memories
-      (id, user_id, leaf_index, ciphertext, iv, leaf_hash, metadata, created_at)
+      (id, user_id, leaf_index, ciphertext, iv, leaf_hash, metadata, created_at, leaf_version,
+        namespace, writer_kind, writer_key_id, supersedes)
     select r.id, r.user_id, r.leaf_index, decode(r.ciphertext, 'hex'), decode(r.iv, 'hex'),
-      decode(r.leaf_hash, 'hex'), r.metadata, r.created_at
+      decode(r.leaf_hash, 'hex'), r.metadata, r.created_at, r.leaf_version, r.namespace,
+      r.writer_kind, r.writer_key_id, r.supersedes
     from json_to_recordset(${payload}::text::json)
       as r(id text, user_id text, leaf_index bigint, ciphertext text, iv text, leaf_hash text,
-        metadata jsonb, created_at timestamptz)${where}`;
+        metadata jsonb, created_at timestamptz, leaf_version int2, namespace text,
+        writer_kind text, writer_key_id text, supersedes text)${where}`;
 }
 
 function assertUserAppends(appends: readonly UserAppend[]): void {
@@ -548,15 +576,37 @@ export async function getMemoriesByIds(
     .orderBy(asc(memories.leafIndex));
 }
 
+/** Filters of {@link listMemories} (docs/protocol.md §4 lists). */
+export interface MemoryListOptions extends PageOptions {
+  /** Only memories in exactly this namespace. */
+  readonly namespace?: string | undefined;
+  /** Only memories whose namespace starts with this. */
+  readonly namespacePrefix?: string | undefined;
+  /** The credential's confinement: only namespaces starting with this (null: none). */
+  readonly confinedTo?: string | null | undefined;
+  /** Also superseded versions; default false (current versions only). */
+  readonly includeSuperseded?: boolean | undefined;
+}
+
+/**
+ * SQL condition "namespace starts with `prefix`", as a LIKE with `%`, `_` and `\` escaped (the
+ * `memories_user_namespace_idx` text_pattern_ops index serves it).
+ */
+export function namespaceUnder(prefix: string): SQL {
+  const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql`${memories.namespace} like ${pattern}`;
+}
+
 /**
  * The user's live (undeleted) memories, newest first (descending leaf index, which is append
- * order), cursor-paginated.
+ * order), cursor-paginated; current versions only unless `includeSuperseded`, filtered by
+ * namespace (exact, prefix, confinement) in the SQL.
  * @throws RangeError on a bad `limit`; InvalidCursorError on a foreign cursor.
  */
 export async function listMemories(
   db: Executor,
   userId: string,
-  options: PageOptions = {},
+  options: MemoryListOptions = {},
 ): Promise<Page<Memory>> {
   const limit = pageLimit(options.limit);
   const before = options.cursor ? decodeNumberCursor("memories", options.cursor) : null;
@@ -568,11 +618,113 @@ export async function listMemories(
         eq(memories.userId, userId),
         isNull(memories.deletedAt),
         before === null ? undefined : lt(memories.leafIndex, before),
+        options.includeSuperseded ? undefined : isNull(memories.supersededBy),
+        options.namespace === undefined ? undefined : eq(memories.namespace, options.namespace),
+        options.namespacePrefix === undefined ? undefined : namespaceUnder(options.namespacePrefix),
+        options.confinedTo == null ? undefined : namespaceUnder(options.confinedTo),
       ),
     )
     .orderBy(desc(memories.leafIndex))
     .limit(limit + 1);
   return toPage(rows, limit, (last) => encodeNumberCursor("memories", last.leafIndex));
+}
+
+/** Outcome of {@link supersedeMemory}. */
+export type SupersedeResult =
+  | { readonly status: "superseded"; readonly leafIndex: number; readonly size: number }
+  | { readonly status: "not_found" }
+  | { readonly status: "conflict"; readonly reason: "deleted" | "superseded" };
+
+/**
+ * `PUT /memories/:id` (docs/protocol.md §4 "Updates"): in ONE transaction, locks the user's memory
+ * `oldId` (`SELECT … FOR UPDATE`), and when it is live, current and within `confinedTo`, appends
+ * `item` (whose `supersedes` must be `oldId`) to the log as {@link appendMemories} does and marks
+ * the old row `superseded_by` the new id. Two concurrent updates of one memory queue on the row
+ * lock: the second sees it superseded (conflict); the partial unique index on
+ * (user_id, supersedes) backs this up.
+ * @returns `superseded` with the new leaf index and tree size; `not_found` for an unknown id,
+ *   another user's or one outside `confinedTo`; `conflict` for a deleted or already superseded one.
+ * @throws RangeError when `item.supersedes` is not `oldId`; as {@link appendMemories}.
+ */
+export async function supersedeMemory(
+  db: Executor,
+  userId: string,
+  oldId: string,
+  item: NewMemory,
+  confinedTo: string | null = null,
+): Promise<SupersedeResult> {
+  if (item.supersedes !== oldId) {
+    throw new RangeError("item.supersedes must be the superseded memory's id");
+  }
+  return db.transaction(async (tx) => {
+    const [old] = await tx
+      .select({
+        deletedAt: memories.deletedAt,
+        supersededBy: memories.supersededBy,
+        namespace: memories.namespace,
+      })
+      .from(memories)
+      .where(and(eq(memories.userId, userId), eq(memories.id, oldId)))
+      .for("update");
+    if (
+      !old ||
+      (confinedTo !== null && (old.namespace === null || !old.namespace.startsWith(confinedTo)))
+    ) {
+      return { status: "not_found" } as const;
+    }
+    if (old.deletedAt !== null) {
+      return { status: "conflict", reason: "deleted" } as const;
+    }
+    if (old.supersededBy !== null) {
+      return { status: "conflict", reason: "superseded" } as const;
+    }
+    const appended = await appendMemories(tx, userId, [item]);
+    await tx
+      .update(memories)
+      .set({ supersededBy: item.id })
+      .where(and(eq(memories.userId, userId), eq(memories.id, oldId)));
+    return {
+      status: "superseded",
+      leafIndex: (appended.items[0] as { leafIndex: number }).leafIndex,
+      size: appended.size,
+    } as const;
+  });
+}
+
+/**
+ * Every version of the user's memory `id` (docs/protocol.md §4 "Updates"): the memories reached
+ * from it through `supersedes` (older) and `superseded_by` (newer), itself included, in leaf
+ * order (oldest first), deleted versions included (their bodies are null); one recursive
+ * statement for the ids, one read of the rows. Empty when `id` is not the user's.
+ */
+export async function listMemoryVersions(
+  db: Executor,
+  userId: string,
+  id: string,
+): Promise<Memory[]> {
+  const rows = await db.execute<{ id: string }>(sql`with recursive
+      older(id, supersedes) as (
+        select id, supersedes from memories where user_id = ${userId} and id = ${id}
+        union
+        select m.id, m.supersedes from memories m join older o on m.id = o.supersedes
+        where m.user_id = ${userId}
+      ),
+      newer(id, superseded_by) as (
+        select id, superseded_by from memories where user_id = ${userId} and id = ${id}
+        union
+        select m.id, m.superseded_by from memories m join newer n on m.id = n.superseded_by
+        where m.user_id = ${userId}
+      )
+    select id from older union select id from newer`);
+  const ids = [...rows].map((row) => row.id);
+  if (ids.length === 0) {
+    return [];
+  }
+  return db
+    .select()
+    .from(memories)
+    .where(and(eq(memories.userId, userId), inArray(memories.id, ids)))
+    .orderBy(asc(memories.leafIndex));
 }
 
 /**
@@ -633,19 +785,29 @@ export async function listDeletedSince(
 /**
  * Deletes the user's memory `id`: nulls its ciphertext and iv and sets `deletedAt`; the leaf hash,
  * leaf index and tree nodes stay, so roots and proofs stay valid (docs/protocol.md §5, §1).
+ * @param confinedTo the credential's namespace confinement (null: none): a memory outside it is
+ *   not deleted.
  * @returns true when a live memory of `userId` was deleted; false when unknown, another user's,
- *   or already deleted.
+ *   outside `confinedTo`, or already deleted.
  */
 export async function deleteMemory(
   db: Executor,
   userId: string,
   id: string,
   now: Date = new Date(),
+  confinedTo: string | null = null,
 ): Promise<boolean> {
   const rows = await db
     .update(memories)
     .set({ ciphertext: null, iv: null, deletedAt: now })
-    .where(and(eq(memories.userId, userId), eq(memories.id, id), isNull(memories.deletedAt)))
+    .where(
+      and(
+        eq(memories.userId, userId),
+        eq(memories.id, id),
+        isNull(memories.deletedAt),
+        confinedTo === null ? undefined : namespaceUnder(confinedTo),
+      ),
+    )
     .returning({ id: memories.id });
   return rows.length === 1;
 }

@@ -11,6 +11,7 @@
  * @module
  */
 import type { Database } from "../client.js";
+import type { WriterKind } from "../schema/memories.js";
 import { clientOf } from "./_prepared.js";
 
 /** One live memory as {@link readRecallPage} hands it to its callback. */
@@ -30,6 +31,16 @@ export interface RecallRow {
   readonly iv: Uint8Array;
   /** The sealed body (version ‖ AES-GCM ciphertext ‖ tag). */
   readonly ciphertext: Uint8Array;
+  /** The memory's namespace, or null. */
+  readonly namespace: string | null;
+  /** The memory this one supersedes, or null. */
+  readonly supersedes: string | null;
+  /** The later version that superseded this memory (as of the read), or null. */
+  readonly supersededBy: string | null;
+  /** Who wrote it: null on version-1 leaves. */
+  readonly writerKind: WriterKind | null;
+  /** The writing API key's id, when written by one. */
+  readonly writerKeyId: string | null;
 }
 
 /** What {@link readRecallPage} reads. */
@@ -64,13 +75,15 @@ export interface RecallPage {
 const RECALL_PAGE_SQL = `(select id, leaf_index,
     (extract(epoch from created_at) * 1000)::int8 as created_ms,
     metadata::text as metadata,
-    case when octet_length(iv) = 12 then encode(leaf_hash || iv || ciphertext, 'hex') end as sealed
+    case when octet_length(iv) = 12 then encode(leaf_hash || iv || ciphertext, 'hex') end as sealed,
+    namespace, supersedes, superseded_by, writer_kind,
+    writer_key_id
   from memories
   where user_id = $1 and leaf_index > $2::int8 and deleted_at is null
   order by leaf_index
   limit $3::int4)
 union all
-(select null, leaf_index, null, null, null
+(select null, leaf_index, null, null, null, null, null, null, null, null
   from memories
   where user_id = $1 and deleted_at >= $4::timestamptz)`;
 
@@ -150,6 +163,11 @@ export async function readRecallPage(
           leafHash: sealed.subarray(0, LEAF_HASH_BYTES),
           iv: sealed.subarray(LEAF_HASH_BYTES, LEAF_HASH_BYTES + IV_BYTES),
           ciphertext: sealed.subarray(LEAF_HASH_BYTES + IV_BYTES),
+          namespace: row[5] ?? null,
+          supersedes: row[6] ?? null,
+          supersededBy: row[7] ?? null,
+          writerKind: (row[8] ?? null) as WriterKind | null,
+          writerKeyId: row[9] ?? null,
         });
       } catch (error) {
         failure = { error };

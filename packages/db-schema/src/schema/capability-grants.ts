@@ -9,9 +9,13 @@ import { bytea, generatedId, timestampMs } from "./_columns.js";
 import { users } from "./users.js";
 
 /** The operation a grant allows (docs/protocol.md §8). */
-export type GrantOperation =
+export type GrantOperation = (
   | { readonly type: "read_memories"; readonly memoryIds: readonly string[] }
-  | { readonly type: "search"; readonly query: string; readonly limit?: number };
+  | { readonly type: "search"; readonly query: string; readonly limit?: number }
+) & {
+  /** Set when a namespace-confined API key created the grant: it reaches only that prefix. */
+  readonly namespacePrefix?: string;
+};
 
 /** A capability grant; usable while not revoked, not expired and `uses < maxUses`. */
 export const capabilityGrants = pgTable(

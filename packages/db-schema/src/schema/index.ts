@@ -4,7 +4,7 @@
  * @module
  */
 export { type AnchoredCheckpoint, anchoredCheckpoints } from "./anchored-checkpoints.js";
-export { type ApiKey, apiKeys } from "./api-keys.js";
+export { API_KEY_SCOPES, type ApiKey, type ApiKeyScope, apiKeys } from "./api-keys.js";
 export {
   type CapabilityGrant,
   capabilityGrants,
@@ -23,7 +23,13 @@ export {
   type GrantOutcome,
   grantAudit,
 } from "./grant-audit.js";
-export { type Memory, memories } from "./memories.js";
+export { type Memory, memories, WRITER_KINDS, type WriterKind } from "./memories.js";
+export {
+  MEMORY_EVENT_TYPES,
+  type MemoryEventRow,
+  type MemoryEventType,
+  memoryEvents,
+} from "./memory-events.js";
 export { type MerkleNodeRow, merkleNodes } from "./merkle-nodes.js";
 export {
   NONCE_PURPOSES,

@@ -5,9 +5,25 @@
  * @module
  */
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, jsonb, pgTable, text, unique } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  jsonb,
+  pgTable,
+  smallint,
+  text,
+  unique,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { bytea, timestampMs } from "./_columns.js";
 import { users } from "./users.js";
+
+/** Who wrote a memory (docs/protocol.md §5 leaf version 2): a wallet session or one API key. */
+export const WRITER_KINDS = ["session", "api_key"] as const;
+/** Kind of credential that wrote a memory. */
+export type WriterKind = (typeof WRITER_KINDS)[number];
 
 /** One memory: leaf `leafIndex` (0-based) of its user's log. */
 export const memories = pgTable(
@@ -25,6 +41,18 @@ export const memories = pgTable(
     createdAt: timestampMs().notNull(),
     anchored: boolean().notNull().default(false),
     deletedAt: timestampMs(),
+    /** Leaf-encoding version of `leafHash` (docs/protocol.md §5): 1 or 2. */
+    leafVersion: smallint().$type<1 | 2>().notNull().default(1),
+    /** Optional namespace (version-2 leaves), e.g. `agent:research/run:42`. */
+    namespace: text(),
+    /** Credential kind that wrote it (version-2 leaves; null on version 1). */
+    writerKind: text().$type<WriterKind>(),
+    /** The API key id when `writerKind` is `api_key`. */
+    writerKeyId: text(),
+    /** The memory this one supersedes (`PUT /memories/:id`; version-2 leaves). */
+    supersedes: text(),
+    /** The memory that superseded this one; null while it is the current version. */
+    supersededBy: text(),
   },
   (t) => [
     unique("memories_user_leaf_unique").on(t.userId, t.leafIndex),
@@ -32,7 +60,20 @@ export const memories = pgTable(
     index("memories_pending_idx").on(t.userId, t.createdAt).where(sql`${t.anchored} = false`),
     // Incremental cache refresh: deletions since a timestamp.
     index("memories_deleted_idx").on(t.userId, t.deletedAt).where(sql`${t.deletedAt} is not null`),
+    // Namespace filters (exact or prefix, text_pattern_ops for LIKE 'p%').
+    index("memories_user_namespace_idx")
+      .on(t.userId, sql`${t.namespace} text_pattern_ops`)
+      .where(sql`${t.namespace} is not null`),
+    // A memory is superseded at most once (PUT /memories/:id: one of two concurrent updates wins).
+    uniqueIndex("memories_user_supersedes_unique")
+      .on(t.userId, t.supersedes)
+      .where(sql`${t.supersedes} is not null`),
     check("memories_leaf_index_check", sql`${t.leafIndex} >= 0`),
+    check("memories_leaf_version_check", sql`${t.leafVersion} in (1, 2)`),
+    check(
+      "memories_writer_check",
+      sql`${t.writerKind} is null or ${t.writerKind} in ('session', 'api_key')`,
+    ),
     check("memories_leaf_hash_check", sql`octet_length(${t.leafHash}) = 32`),
     check(
       "memories_deleted_check",

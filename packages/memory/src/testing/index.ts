@@ -19,13 +19,14 @@ import {
 import { generateDataKey, wrapDataKey } from "@svc/envelope-crypto";
 import { hashLeaf, toHex } from "@svc/merkle-log";
 import bs58 from "bs58";
-import type { Owner } from "../caller.js";
+import type { Caller } from "../caller.js";
 import type { AnchorChain } from "../proofs.js";
 
 /** A user created by {@link createTestOwner}. */
 export interface TestOwner {
   /** What the services are scoped to. */
-  readonly owner: Owner;
+  /** The user as a wallet session calls (every scope, no confinement). */
+  readonly owner: Caller;
   /** The data key wrapped under the master key, as stored on the user row. */
   readonly wrappedDataKey: Uint8Array;
   /** The unwrapped data key (32 bytes). */
@@ -43,7 +44,13 @@ export async function createTestOwner(db: Executor, masterKey: Uint8Array): Prom
     makeWrappedKey: (userId) => wrapDataKey(masterKey, dataKey, userId),
   });
   return {
-    owner: { userId: user.id, ownerPubkey: user.ownerPubkey },
+    owner: {
+      userId: user.id,
+      ownerPubkey: user.ownerPubkey,
+      credential: "session",
+      apiKeyId: null,
+      namespace: null,
+    },
     wrappedDataKey: user.wrappedDataKey,
     dataKey,
   };

@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { withoutNul } from "@svc/http-kit";
-import { ContentSchema, MemorySchema, ProofBundleSchema } from "@svc/memory";
+import { ContentSchema, MemoryWithProofSchema } from "@svc/memory";
 
 /**
  * `{grant}` of `/agent-cases/{grant}`: one path, two meanings by method — the grant's id for its
@@ -51,9 +51,25 @@ export const CreateGrantBodySchema = z.strictObject({
   label: withoutNul(z.string().min(1).max(100)).optional(),
 });
 
+const confinementField = {
+  namespacePrefix: z.string().optional().openapi({
+    description:
+      "set when a namespace-confined API key created the grant: it reaches only that prefix",
+  }),
+};
+
 const StoredOperationSchema = z.union([
-  z.object({ type: z.literal("read_memories"), memoryIds: z.array(z.string()) }),
-  z.object({ type: z.literal("search"), query: z.string(), limit: z.number().int().optional() }),
+  z.object({
+    type: z.literal("read_memories"),
+    memoryIds: z.array(z.string()),
+    ...confinementField,
+  }),
+  z.object({
+    type: z.literal("search"),
+    query: z.string(),
+    limit: z.number().int().optional(),
+    ...confinementField,
+  }),
 ]);
 
 /** `POST /agent-cases` answer: the only time the token and URL are shown. */
@@ -103,7 +119,7 @@ export const GrantUseSchema = z
     operation: StoredOperationSchema,
     expiresAt: z.string(),
     usesRemaining: z.number().int(),
-    memories: z.array(MemorySchema.extend({ proof: ProofBundleSchema })),
+    memories: z.array(MemoryWithProofSchema),
     omitted: z
       .number()
       .int()

@@ -6,7 +6,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 import { GrantParamSchema } from "./_schema.js";
 
@@ -19,7 +19,7 @@ export function registerDeleteAgentCase(app: App, deps: AppDeps, services: Servi
     tags: ["capability grants"],
     summary: "Revoke a grant",
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [requireAuth(deps), requireScopes("grants:write")] as const,
     request: {
       query: NoQuerySchema,
       params: GrantParamSchema,
@@ -27,6 +27,7 @@ export function registerDeleteAgentCase(app: App, deps: AppDeps, services: Servi
     responses: {
       204: { description: "Revoked" },
       401: errorResponse("unauthorized"),
+      403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),
     },

@@ -6,7 +6,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 import { GrantSchema, PageQuerySchema } from "./_schema.js";
 
@@ -23,7 +23,7 @@ export function registerListAgentCases(app: App, deps: AppDeps, services: Servic
     tags: ["capability grants"],
     summary: "List the caller's grants, newest first",
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [requireAuth(deps), requireScopes("grants:write")] as const,
     request: { query: PageQuerySchema },
     responses: {
       200: {
@@ -32,6 +32,7 @@ export function registerListAgentCases(app: App, deps: AppDeps, services: Servic
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });

@@ -6,7 +6,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 import { CreatedGrantSchema, CreateGrantBodySchema } from "./_schema.js";
 
@@ -19,7 +19,7 @@ export function registerPostAgentCases(app: App, deps: AppDeps, services: Servic
     tags: ["capability grants"],
     summary: "Share one operation through a capability URL",
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [requireAuth(deps), requireScopes("grants:write")] as const,
     request: {
       query: NoQuerySchema,
       body: { required: true, content: { "application/json": { schema: CreateGrantBodySchema } } },
@@ -31,6 +31,7 @@ export function registerPostAgentCases(app: App, deps: AppDeps, services: Servic
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found: a named memory is not the caller's live memory"),
     },

@@ -18,15 +18,16 @@ const InfoSchema = z
         "the key that signs commitments, base58 (null when this process is not configured with it)",
     }),
     leafEncodingVersions: z.array(z.number().int()).openapi({
-      description: "leafData.v values this deployment writes and verifies",
+      description:
+        "leafData.v values this deployment verifies (new memories are written with the highest)",
     }),
     merkleTree: z.literal("RFC 9162 (SHA-256; leaf 0x00, node 0x01)"),
     siws: z.object({ domain: z.string(), uri: z.string() }),
   })
   .openapi("ServiceInfo");
 
-/** Leaf-encoding versions written and verified (docs/protocol.md §5). */
-const LEAF_ENCODING_VERSIONS = [1];
+/** Leaf-encoding versions verified; new memories are written with the last (docs/protocol.md §5). */
+const LEAF_ENCODING_VERSIONS = [1, 2];
 
 /** Registers `GET /info`. */
 export function registerGetInfo(app: App, deps: AppDeps): void {

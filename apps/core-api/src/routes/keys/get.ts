@@ -10,7 +10,7 @@ import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
-import { ApiKeySchema } from "./_schema.js";
+import { ApiKeySchema, keyGrantView } from "./_schema.js";
 
 const ListSchema = z.object({ items: z.array(ApiKeySchema), nextCursor: z.string().nullable() });
 export type KeysGetResponse = z.infer<typeof ListSchema>;
@@ -67,6 +67,7 @@ export function registerGetKeys(app: App, deps: AppDeps): void {
           createdAt: k.createdAt.toISOString(),
           lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
           revokedAt: k.revokedAt?.toISOString() ?? null,
+          ...keyGrantView(k),
         })),
         nextCursor: page.nextCursor,
       },

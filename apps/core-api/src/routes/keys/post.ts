@@ -4,10 +4,12 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createApiKey } from "@svc/auth";
-import { errorResponse, NoQuerySchema, rateLimitedResponse, withoutNul } from "@svc/http-kit";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps } from "../../context.js";
+import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
+import { CreateKeyBodySchema, keyGrantFields, keyGrantView } from "./_schema.js";
 
 export const CreatedKeySchema = z
   .object({
@@ -16,6 +18,7 @@ export const CreatedKeySchema = z
     prefix: z.string(),
     label: z.string(),
     createdAt: z.string(),
+    ...keyGrantFields,
   })
   .openapi("CreatedApiKey");
 export type KeysPostResponse = z.infer<typeof CreatedKeySchema>;
@@ -36,7 +39,7 @@ export function registerPostKeys(app: App, deps: AppDeps): void {
         required: true,
         content: {
           "application/json": {
-            schema: z.strictObject({ label: withoutNul(z.string().min(1).max(100)) }),
+            schema: CreateKeyBodySchema,
           },
         },
       },
@@ -53,8 +56,29 @@ export function registerPostKeys(app: App, deps: AppDeps): void {
     },
   });
   app.openapi(route, async (c) => {
-    const { label } = c.req.valid("json");
-    const created = await createApiKey(deps.db, c.var.auth.userId, label);
-    return c.json({ ...created, createdAt: created.createdAt.toISOString() }, 201);
+    const { label, scopes, expiresAt, namespace } = c.req.valid("json");
+    const expires = expiresAt === undefined ? null : new Date(expiresAt);
+    if (expires !== null && expires.getTime() <= deps.clock.now().getTime()) {
+      throw new ApiError("invalid_request", "expiresAt must be in the future", [
+        { path: ["expiresAt"], message: "must be in the future" },
+      ]);
+    }
+    const created = await createApiKey(deps.db, c.var.auth.userId, {
+      label,
+      scopes,
+      expiresAt: expires,
+      namespace,
+    });
+    return c.json(
+      {
+        id: created.id,
+        key: created.key,
+        prefix: created.prefix,
+        label: created.label,
+        createdAt: created.createdAt.toISOString(),
+        ...keyGrantView(created),
+      },
+      201,
+    );
   });
 }

@@ -6,7 +6,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 
 const ConsistencySchema = z
@@ -30,7 +30,7 @@ export function registerGetLogConsistency(app: App, deps: AppDeps, services: Ser
     tags: ["proofs"],
     summary: "RFC 9162 consistency proof between two tree sizes (1 ≤ from ≤ to ≤ treeSize)",
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [requireAuth(deps), requireScopes("memories:read")] as const,
     request: { query: z.strictObject({ from: size, to: size }) },
     responses: {
       200: {
@@ -39,6 +39,7 @@ export function registerGetLogConsistency(app: App, deps: AppDeps, services: Ser
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });

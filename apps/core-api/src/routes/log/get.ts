@@ -5,7 +5,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 
 const LogSchema = z
@@ -32,11 +32,12 @@ export function registerGetLog(app: App, deps: AppDeps, services: Services): voi
     tags: ["proofs"],
     summary: "The caller's Merkle log head and its latest anchored checkpoint",
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [requireAuth(deps), requireScopes("memories:read")] as const,
     request: { query: NoQuerySchema },
     responses: {
       200: { description: "The log head", content: { "application/json": { schema: LogSchema } } },
       401: errorResponse("unauthorized"),
+      403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });

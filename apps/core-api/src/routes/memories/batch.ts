@@ -7,7 +7,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import { CreatedMemoriesSchema, CreateMemoriesBodySchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { expectAppend } from "../../middleware/expect-append.js";
 import { bearerSecurity } from "../../schemas.js";
 
@@ -24,7 +24,11 @@ export function registerPostMemoriesBatch(app: App, deps: AppDeps, services: Ser
       'fails the whole request (400, `details[].path` such as `["items", 3, "content"]`) and ' +
       "nothing is stored.",
     security: bearerSecurity,
-    middleware: [expectAppend(services.appendQueue), requireAuth(deps)] as const,
+    middleware: [
+      expectAppend(services.appendQueue),
+      requireAuth(deps),
+      requireScopes("memories:write"),
+    ] as const,
     request: {
       query: NoQuerySchema,
       body: {
@@ -39,6 +43,9 @@ export function registerPostMemoriesBatch(app: App, deps: AppDeps, services: Ser
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      403: errorResponse(
+        "insufficient_scope, or forbidden: a namespace outside the API key's confinement",
+      ),
       413: errorResponse("payload_too_large"),
       415: errorResponse("unsupported_media_type"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
@@ -50,7 +57,11 @@ export function registerPostMemoriesBatch(app: App, deps: AppDeps, services: Ser
     const created = await services.memories.createAll(
       auth,
       services.dataKeys.of(auth),
-      items.map(({ content, metadata }) => ({ content, metadata: metadata ?? {} })),
+      items.map(({ content, metadata, namespace }) => ({
+        content,
+        metadata: metadata ?? {},
+        namespace,
+      })),
       c.var.expectedAppend,
     );
     return c.json({ items: created }, 201);

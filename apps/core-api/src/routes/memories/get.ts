@@ -6,7 +6,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import { MemorySchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity, IdParamSchema } from "../../schemas.js";
 
 /** Registers `GET /memories/:id`. */
@@ -18,7 +18,7 @@ export function registerGetMemory(app: App, deps: AppDeps, services: Services): 
     tags: ["memories"],
     summary: "Read one memory",
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [requireAuth(deps), requireScopes("memories:read")] as const,
     request: {
       query: NoQuerySchema,
       params: IdParamSchema,
@@ -26,6 +26,7 @@ export function registerGetMemory(app: App, deps: AppDeps, services: Services): 
     responses: {
       200: { description: "The memory", content: { "application/json": { schema: MemorySchema } } },
       401: errorResponse("unauthorized"),
+      403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),
     },

@@ -4,9 +4,9 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
-import { MemorySchema } from "@svc/memory";
+import { MemorySchema, NamespaceSchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 
 const MemoryPageSchema = z
@@ -22,11 +22,17 @@ export function registerListMemories(app: App, deps: AppDeps, services: Services
     tags: ["memories"],
     summary: "List the caller's memories, newest first",
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [requireAuth(deps), requireScopes("memories:read")] as const,
     request: {
       query: z.strictObject({
         limit: z.coerce.number().int().min(1).max(200).default(50),
         cursor: z.string().max(512).optional(),
+        namespace: NamespaceSchema.optional(),
+        namespacePrefix: NamespaceSchema.optional(),
+        includeSuperseded: z
+          .enum(["true", "false"])
+          .default("false")
+          .openapi({ description: "also list superseded versions (default: current only)" }),
       }),
     },
     responses: {
@@ -36,15 +42,19 @@ export function registerListMemories(app: App, deps: AppDeps, services: Services
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });
   app.openapi(route, async (c) => {
-    const { limit, cursor } = c.req.valid("query");
+    const { limit, cursor, namespace, namespacePrefix, includeSuperseded } = c.req.valid("query");
     const auth = c.var.auth;
     const page = await services.memories.list(auth, services.dataKeys.of(auth), {
       limit,
       cursor,
+      namespace,
+      namespacePrefix,
+      includeSuperseded: includeSuperseded === "true",
     });
     return c.json(page, 200);
   });

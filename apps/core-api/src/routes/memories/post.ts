@@ -7,7 +7,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import { CreatedMemorySchema, CreateMemoryBodySchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { expectAppend } from "../../middleware/expect-append.js";
 import { bearerSecurity } from "../../schemas.js";
 
@@ -20,7 +20,11 @@ export function registerPostMemories(app: App, deps: AppDeps, services: Services
     tags: ["memories"],
     summary: "Store a memory (encrypted at rest, appended to the caller's Merkle log)",
     security: bearerSecurity,
-    middleware: [expectAppend(services.appendQueue), requireAuth(deps)] as const,
+    middleware: [
+      expectAppend(services.appendQueue),
+      requireAuth(deps),
+      requireScopes("memories:write"),
+    ] as const,
     request: {
       query: NoQuerySchema,
       body: {
@@ -35,19 +39,21 @@ export function registerPostMemories(app: App, deps: AppDeps, services: Services
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      403: errorResponse(
+        "insufficient_scope, or forbidden: a namespace outside the API key's confinement",
+      ),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       413: errorResponse("payload_too_large"),
       415: errorResponse("unsupported_media_type"),
     },
   });
   app.openapi(route, async (c) => {
-    const { content, metadata } = c.req.valid("json");
+    const { content, metadata, namespace } = c.req.valid("json");
     const auth = c.var.auth;
     const created = await services.memories.create(
       auth,
       services.dataKeys.of(auth),
-      content,
-      metadata ?? {},
+      { content, metadata: metadata ?? {}, namespace },
       c.var.expectedAppend,
     );
     return c.json(created, 201);

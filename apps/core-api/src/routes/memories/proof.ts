@@ -8,7 +8,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import { ProofBundleSchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity, IdParamSchema } from "../../schemas.js";
 
 /** Registers `GET /memories/:id/proof`. */
@@ -20,7 +20,7 @@ export function registerGetMemoryProof(app: App, deps: AppDeps, services: Servic
     tags: ["proofs"],
     summary: "The memory's inclusion proof at the latest anchored checkpoint",
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [requireAuth(deps), requireScopes("memories:read")] as const,
     request: {
       query: NoQuerySchema,
       params: IdParamSchema,
@@ -32,6 +32,7 @@ export function registerGetMemoryProof(app: App, deps: AppDeps, services: Servic
         content: { "application/json": { schema: ProofBundleSchema } },
       },
       401: errorResponse("unauthorized"),
+      403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),
     },

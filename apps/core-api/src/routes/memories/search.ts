@@ -5,9 +5,9 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
-import { SearchBodySchema, SearchResultSchema } from "@svc/memory";
+import { SearchBodySchema, SearchResultSchema, searchInputOf } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 
 /** Registers `POST /memories/search`. */
@@ -17,9 +17,10 @@ export function registerSearchMemories(app: App, deps: AppDeps, services: Servic
     path: "/memories/search",
     operationId: "searchMemories",
     tags: ["memories"],
-    summary: "Recall memories by substring (not semantic), newest first",
+    summary:
+      "Recall memories: substring or filter (newest first) or BM25 relevance, with metadata operators, namespaces and a cursor",
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [requireAuth(deps), requireScopes("memories:read")] as const,
     request: {
       query: NoQuerySchema,
       body: { required: true, content: { "application/json": { schema: SearchBodySchema } } },
@@ -31,6 +32,7 @@ export function registerSearchMemories(app: App, deps: AppDeps, services: Servic
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
+      403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });
@@ -39,7 +41,7 @@ export function registerSearchMemories(app: App, deps: AppDeps, services: Servic
     const result = await services.memories.search(
       auth,
       services.dataKeys.of(auth),
-      c.req.valid("json"),
+      searchInputOf(c.req.valid("json")),
     );
     return c.json(result, 200);
   });

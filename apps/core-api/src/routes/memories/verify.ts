@@ -7,7 +7,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
 import { VerifyResultSchema } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
-import { requireAuth } from "../../middleware/bearer.js";
+import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity, IdParamSchema } from "../../schemas.js";
 
 /** Registers `GET /memories/:id/verify`. */
@@ -19,7 +19,7 @@ export function registerVerifyMemory(app: App, deps: AppDeps, services: Services
     tags: ["proofs"],
     summary: "Check the memory's proof against the commitment account read from the chain",
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [requireAuth(deps), requireScopes("memories:read")] as const,
     request: {
       query: NoQuerySchema,
       params: IdParamSchema,
@@ -30,6 +30,7 @@ export function registerVerifyMemory(app: App, deps: AppDeps, services: Services
         content: { "application/json": { schema: VerifyResultSchema } },
       },
       401: errorResponse("unauthorized"),
+      403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),
       503: errorResponse("chain_unavailable"),

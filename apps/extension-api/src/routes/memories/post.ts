@@ -37,14 +37,13 @@ export function registerPostMemories(app: App, deps: AppDeps, services: Services
     },
   });
   app.openapi(route, async (c) => {
-    const { content, metadata } = c.req.valid("json");
+    const { content, metadata, namespace } = c.req.valid("json");
     const auth = c.var.auth;
-    const created = await services.memories.create(
-      auth,
-      services.dataKeys.of(auth),
+    const created = await services.memories.create(auth, services.dataKeys.of(auth), {
       content,
-      metadata ?? {},
-    );
+      metadata: metadata ?? {},
+      namespace,
+    });
     return c.json(created, 201);
   });
 }

@@ -5,7 +5,7 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
-import { SearchBodySchema, SearchResultSchema } from "@svc/memory";
+import { SearchBodySchema, SearchResultSchema, searchInputOf } from "@svc/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireExtensionToken } from "../../middleware/token.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -39,7 +39,7 @@ export function registerSearchMemories(app: App, deps: AppDeps, services: Servic
     const result = await services.memories.search(
       auth,
       services.dataKeys.of(auth),
-      c.req.valid("json"),
+      searchInputOf(c.req.valid("json")),
     );
     return c.json(result, 200);
   });
