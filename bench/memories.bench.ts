@@ -39,6 +39,7 @@ import {
   nodeSource,
   rootAtSize,
 } from "@svc/db-schema";
+import { decryptSegment } from "@svc/envelope-crypto";
 import {
   AppendQueue,
   type Caller,
@@ -78,6 +79,9 @@ const NEEDLE = "zephyr-quartz";
 const NEEDLE_EVERY = 10_000;
 const COLD_STARTS = 7;
 const WARM_ROUNDS = 5;
+const FILTER_CYCLE = 10_000;
+/** Two of WORDS: relevance ranks the memories holding either (most of them). */
+const RELEVANCE_QUERY = "ledger anchor";
 const WARM_QUERIES = 20;
 const PROOFS = 300;
 const BIG_TREE_MEMORIES = 32;
@@ -125,6 +129,14 @@ function memoryText(i: number): string {
   return words.join(" ").slice(0, 200);
 }
 
+/**
+ * The metadata of the i-th seeded memory: `n` cycles through 0–9 999 (so `{ n: 7 }` matches 10 of
+ * 100 000 and a filter-only query examines them all), `topic` through seven words.
+ */
+function metadataOf(i: number): { n: number; topic: string } {
+  return { n: i % FILTER_CYCLE, topic: WORDS[i % 7] as string };
+}
+
 /** Writes `contents` through core-api's MemoryService (group commit, SEED_BATCH per transaction). */
 async function seed(db: Database, user: BenchUser, contents: readonly string[]): Promise<string[]> {
   const service = new MemoryService({
@@ -137,7 +149,9 @@ async function seed(db: Database, user: BenchUser, contents: readonly string[]):
   for (let start = 0; start < contents.length; start += SEED_BATCH) {
     const batch = contents.slice(start, start + SEED_BATCH);
     const created = await Promise.all(
-      batch.map((content) => service.create(user, user.dataKey, { content, metadata: {} })),
+      batch.map((content, k) =>
+        service.create(user, user.dataKey, { content, metadata: metadataOf(start + k) }),
+      ),
     );
     ids.push(...created.map((m) => m.id));
   }
@@ -157,6 +171,26 @@ async function rawFetchAndDecrypt(pg: DatabaseHandle, user: BenchUser): Promise<
     const plaintext = Buffer.concat([d.update(row.ciphertext.subarray(1, tag)), d.final()]);
     return plaintext.toString("utf8", 16);
   });
+}
+
+/**
+ * The cold floor: the user's sealed segments fetched with postgres.js and opened with node:crypto
+ * (no parsing): what a cold load from segments cannot go below.
+ */
+async function rawSegmentsFetchAndDecrypt(pg: DatabaseHandle, user: BenchUser): Promise<number> {
+  const rows = await pg.sql<
+    { first_leaf: string; end_leaf: string; iv: Buffer; ciphertext: Buffer }[]
+  >`select first_leaf, end_leaf, iv, ciphertext from recall_segments
+    where user_id = ${user.userId} order by first_leaf`;
+  let bytes = 0;
+  for (const row of rows) {
+    bytes += decryptSegment(
+      user.dataKey,
+      { iv: row.iv, ciphertext: row.ciphertext },
+      { userId: user.userId, firstLeaf: Number(row.first_leaf), endLeaf: Number(row.end_leaf) },
+    ).length;
+  }
+  return bytes;
 }
 
 /** Raw warm baseline: newest-first `includes` scan of the plaintexts, stopping at `limit`. */
@@ -196,11 +230,16 @@ async function recallFigures(
   if ((await rawFetchAndDecrypt(pg, user)).join("\n") !== contents.join("\n")) {
     throw new Error("the raw baseline does not open the seeded rows");
   }
-  // Cold: a fresh app (fresh recall cache) per start, interleaved with the raw baseline.
+  // Seal the user's full ranges into recall segments, as core-api does in the background.
+  const sealer = new RecallCache({ db, clock: systemClock, maxBytes: config.recallCacheMaxBytes });
+  const segments = await sealer.seal(user.userId, user.dataKey);
+  // Cold: a fresh app (fresh recall cache) per start, interleaved with the raw baselines.
   const cold: number[] = [];
   const rawCold: number[] = [];
+  const floor: number[] = [];
   for (let i = 0; i < COLD_STARTS; i++) {
     rawCold.push(...(await timeRuns(() => rawFetchAndDecrypt(pg, user), 1, 0)));
+    floor.push(...(await timeRuns(() => rawSegmentsFetchAndDecrypt(pg, user), 1, 0)));
     const fresh = await serveCoreApi(db, config);
     cold.push(...(await timeRuns(() => search(fresh.url, user, expected), 1, 0)));
     await fresh.close();
@@ -227,7 +266,7 @@ async function recallFigures(
     );
   }
   const rawScanName = "raw includes scan, in-process";
-  const rawColdName = "raw postgres.js fetch-all + AES-GCM decrypt";
+  const rawColdName = "raw postgres.js per-row fetch-all + AES-GCM decrypt";
   return [
     {
       name: "recall warm p50 (HTTP)",
@@ -252,12 +291,19 @@ async function recallFigures(
       baselineName: rawScanName,
     },
     {
-      name: `recall cold p50 (HTTP, fresh app, ${COLD_STARTS} starts)`,
+      name: `recall cold p50 (HTTP, fresh app, ${COLD_STARTS} starts, ${segments} sealed segments)`,
       value: percentile(cold, 50),
       baseline: percentile(rawCold, 50),
       unit: "ms",
       baselineName: rawColdName,
-      target: "≤ 1.5×",
+      target: "≤ 0.2×",
+    },
+    {
+      name: "recall cold p50 beside its floor",
+      value: percentile(cold, 50),
+      baseline: percentile(floor, 50),
+      unit: "ms",
+      baselineName: "raw postgres.js fetch + AES-GCM decrypt of the same sealed segments",
     },
     {
       name: `recall cold p95 (HTTP, fresh app, ${COLD_STARTS} starts)`,
@@ -265,6 +311,130 @@ async function recallFigures(
       baseline: percentile(rawCold, 95),
       unit: "ms",
       baselineName: rawColdName,
+    },
+  ];
+}
+
+/** Raw filter baseline: newest-first `metadata.n === n` over the plaintext objects, stopping at `limit`. */
+function rawFilter(
+  items: readonly { content: string; metadata: { n: number } }[],
+  n: number,
+  limit: number,
+): string[] {
+  const found: string[] = [];
+  for (let i = items.length - 1; i >= 0 && found.length < limit; i--) {
+    const item = items[i] as { content: string; metadata: { n: number } };
+    if (item.metadata.n === n) {
+      found.push(item.content);
+    }
+  }
+  return found;
+}
+
+/**
+ * The agent memory model's recall figures (issue 20 item 6), warm: relevance ranking (BM25 over
+ * the cache) beside the raw substring scan, and a filter-only query (`metadata: { n: 7 }`, no
+ * text) beside a raw in-process filter over the same plaintexts and metadata; HTTP and in-process.
+ */
+async function agentRecallFigures(
+  db: Database,
+  config: Config,
+  apiUrl: string,
+  user: BenchUser,
+  contents: readonly string[],
+): Promise<Figure[]> {
+  const items = contents.map((content, i) => ({ content, metadata: metadataOf(i) }));
+  const expectedFiltered = rawFilter(items, 7, 20).length;
+  const cache = new RecallCache({ db, clock: systemClock, maxBytes: config.recallCacheMaxBytes });
+  const relevance: RecallQuery = {
+    query: RELEVANCE_QUERY,
+    caseSensitive: false,
+    filter: {},
+    rank: "relevance",
+    limit: 20,
+  };
+  const filterOnly: RecallQuery = {
+    caseSensitive: false,
+    filter: { metadata: { n: 7 } },
+    rank: "recency",
+    limit: 20,
+  };
+  const httpSearch = async (body: Record<string, unknown>, expected: number) => {
+    const res = await postJson<{ items: unknown[] }>(
+      `${apiUrl}/memories/search`,
+      body,
+      user.headers,
+    );
+    if (res.status !== 200 || res.body.items.length !== expected) {
+      throw new Error(`search ${JSON.stringify(body)}: ${res.status}, ${res.body.items?.length}`);
+    }
+  };
+  const relevanceBody = { query: RELEVANCE_QUERY, rank: "relevance", limit: 20 };
+  const filterBody = { metadata: { n: 7 }, limit: 20 };
+  await cache.search(user.userId, user.dataKey, relevance);
+  await httpSearch(relevanceBody, 20);
+  await httpSearch(filterBody, expectedFiltered);
+  const inFiltered = await cache.search(user.userId, user.dataKey, filterOnly);
+  if (inFiltered.items.length !== expectedFiltered) {
+    throw new Error("the filter-only search disagrees with the raw filter");
+  }
+  const samples: Record<string, number[]> = {
+    scan: [],
+    filter: [],
+    relevanceHttp: [],
+    relevanceIn: [],
+    filterHttp: [],
+    filterIn: [],
+  };
+  for (let round = 0; round < WARM_ROUNDS; round++) {
+    samples.scan?.push(...(await timeRuns(() => rawScan(contents, NEEDLE, 20), WARM_QUERIES)));
+    samples.filter?.push(...(await timeRuns(() => rawFilter(items, 7, 20), WARM_QUERIES)));
+    samples.relevanceHttp?.push(
+      ...(await timeRuns(() => httpSearch(relevanceBody, 20), WARM_QUERIES)),
+    );
+    samples.relevanceIn?.push(
+      ...(await timeRuns(() => cache.search(user.userId, user.dataKey, relevance), WARM_QUERIES)),
+    );
+    samples.filterHttp?.push(
+      ...(await timeRuns(() => httpSearch(filterBody, expectedFiltered), WARM_QUERIES)),
+    );
+    samples.filterIn?.push(
+      ...(await timeRuns(() => cache.search(user.userId, user.dataKey, filterOnly), WARM_QUERIES)),
+    );
+  }
+  const p50 = (name: string) => percentile(samples[name] ?? [], 50);
+  const rawScanName = "raw includes scan, in-process";
+  const rawFilterName = "raw in-process filter over the plaintext objects";
+  return [
+    {
+      name: `relevance recall warm p50 (HTTP, BM25, "${RELEVANCE_QUERY}")`,
+      value: p50("relevanceHttp"),
+      baseline: p50("scan"),
+      unit: "ms",
+      baselineName: rawScanName,
+      target: "≤ 5×",
+    },
+    {
+      name: "relevance recall warm p50, RecallCache.search in-process",
+      value: p50("relevanceIn"),
+      baseline: p50("scan"),
+      unit: "ms",
+      baselineName: rawScanName,
+    },
+    {
+      name: "filter-only recall warm p50 (HTTP, metadata { n: 7 }, no query)",
+      value: p50("filterHttp"),
+      baseline: p50("filter"),
+      unit: "ms",
+      baselineName: rawFilterName,
+    },
+    {
+      name: "filter-only recall warm p50, RecallCache.search in-process",
+      value: p50("filterIn"),
+      baseline: p50("filter"),
+      unit: "ms",
+      baselineName: rawFilterName,
+      target: "≤ 2×",
     },
   ];
 }
@@ -651,6 +821,10 @@ export async function run(): Promise<void> {
     printFigures(
       `recall: one user, ${n} memories of ~200 bytes, a query that scans them all`,
       recall,
+    );
+    printFigures(
+      `agent recall: relevance ranking and filter-only queries over the same ${n} memories`,
+      await agentRecallFigures(db, config, api.url, reader, contents),
     );
     if (process.platform === "linux") {
       const rss = await rssFigures(database.url, reader, contents);

@@ -1,5 +1,8 @@
 /**
  * `pnpm start`: the whole service on embedded defaults (README quick start).
+ * 0. Builds the apps (scripts/lib/build.ts) when a bundle is missing or stale, and says so; the apps
+ *    then run as plain `node` on their bundles (`apps/<app>/dist/main.js`,
+ *    `scripts/dist/postgres-host.js`). This launcher itself runs through tsx.
  * 1. First run: writes `.env` with fresh secrets and a local authority keypair (and says so).
  *    `ENV_FILE` names another settings file (default `<root>/.env`); relative DATA_DIR and
  *    AUTHORITY_KEYPAIR_PATH resolve against that file's directory. Variables already set in the
@@ -23,6 +26,7 @@ import { parseEnv } from "node:util";
 import { handleShutdownSignals } from "@svc/db-schema";
 import { requestAirdrop } from "@svc/local-chain";
 import bs58 from "bs58";
+import { bundlePath, ensureBuilt, targetNamed } from "./lib/build.js";
 import { ensureLocalEnv } from "./lib/first-run.js";
 import type { PostgresHostMessage } from "./lib/postgres-host.js";
 import { type AppProcess, startApp, stopApp, waitHealthy } from "./lib/processes.js";
@@ -71,6 +75,11 @@ async function shutdown(code: number): Promise<never> {
 // shutdown() handles SIGINT/SIGTERM/SIGHUP: the apps drain first, then the chain, then PostgreSQL.
 handleShutdownSignals(() => void shutdown(0));
 
+/** The bundle of the build target named `name` (made current by ensureBuilt below). */
+function built(name: string): string {
+  return bundlePath(targetNamed(name), root);
+}
+
 function watch(app: AppProcess): void {
   void app.exited.then((code) => {
     if (!stopping) {
@@ -81,8 +90,14 @@ function watch(app: AppProcess): void {
 }
 
 try {
+  const build = await ensureBuilt({ root });
+  if (build.rebuilt.length > 0) {
+    const what = build.rebuilt.map(({ target, reason }) => `${target.name} (${reason})`);
+    console.log(`[start] built ${what.join(", ")} in ${Math.round(build.ms)} ms`);
+  }
+
   if (!env.DATABASE_URL) {
-    postgresHost = startApp("postgres", "scripts/lib/postgres-host.ts", env, root, {
+    postgresHost = startApp("postgres", built("postgres-host"), env, root, {
       args: [dataDir],
       ownGroup: true,
     });
@@ -94,7 +109,7 @@ try {
 
   if (!env.CHAIN_RPC_URL) {
     const port = Number(env.LOCAL_CHAIN_PORT ?? 8899);
-    chainApp = startApp("local-chain", "apps/local-chain/src/main.ts", env, root);
+    chainApp = startApp("local-chain", built("local-chain"), env, root);
     watch(chainApp);
     const url = `http://127.0.0.1:${port}`;
     await waitHealthy(chainApp, `${url}/healthz`);
@@ -102,9 +117,9 @@ try {
     await fundAuthority(url, env.AUTHORITY_KEYPAIR_PATH);
   }
 
-  const core = startApp("core-api", "apps/core-api/src/main.ts", env, root);
-  const extension = startApp("extension-api", "apps/extension-api/src/main.ts", env, root);
-  const anchor = startApp("anchor-service", "apps/anchor-service/src/main.ts", env, root);
+  const core = startApp("core-api", built("core-api"), env, root);
+  const extension = startApp("extension-api", built("extension-api"), env, root);
+  const anchor = startApp("anchor-service", built("anchor-service"), env, root);
   services.push(core, extension, anchor);
   watch(core);
   watch(extension);

@@ -5,7 +5,8 @@
  * says so (SIGTERM, after the apps have drained) or when `pnpm start` is gone (its IPC channel
  * closes), so it never outlives the launcher. If the server dies on its own (killed, crashed), the
  * host exits 1 with a message naming it, and `pnpm start` stops the whole service.
- * Run by scripts/start.ts as `node --import tsx scripts/lib/postgres-host.ts <DATA_DIR>` with an
+ * Run by scripts/start.ts as `node scripts/dist/postgres-host.js <DATA_DIR>` (its bundle, built by
+ * scripts/lib/build.ts; `node --import tsx scripts/lib/postgres-host.ts` runs the source) with an
  * IPC channel; sends `{ url, port }` once the server is up, or `{ error }`.
  * @module
  */
@@ -19,7 +20,7 @@ export type PostgresHostMessage =
 const dataDir = process.argv[2];
 if (!dataDir || !process.send) {
   console.error(
-    "usage: node --import tsx postgres-host.ts <DATA_DIR> (spawned with an IPC channel)",
+    "usage: node scripts/dist/postgres-host.js <DATA_DIR> (spawned with an IPC channel)",
   );
   process.exit(2);
 }

@@ -1,6 +1,7 @@
 /**
- * Child processes of `pnpm start`: each app runs as its own Node process (through tsx), is
- * waited for on its health endpoint, and is stopped with SIGTERM (SIGKILL after a grace period).
+ * Child processes of `pnpm start`: each app runs as its own Node process (its built bundle with
+ * plain `node`, or a TypeScript entry through tsx), is waited for on its health endpoint, and is
+ * stopped with SIGTERM (SIGKILL after a grace period).
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -24,11 +25,26 @@ export interface StartOptions {
    * does not reach it, and open an IPC channel to it (which closes when this process ends).
    */
   readonly ownGroup?: boolean;
+  /**
+   * Where the app's output lines go, one call per line with the prefix (`stderr` tells which
+   * stream); default this process's stdout and stderr, pretty-printed when they are terminals.
+   */
+  readonly output?: (line: string, stderr: boolean) => void;
 }
 
 /**
- * Starts `entry` (a TypeScript file) with tsx in a child process; its output is prefixed with
- * `[name]` on this process's stdout/stderr, pretty-printed when that is a terminal.
+ * The Node arguments that run `entry`: a `.ts` file through tsx (`--import tsx`), anything else
+ * (a bundle from `pnpm build`) with plain node and its source map applied to stack traces.
+ */
+export function nodeArgs(entry: string): string[] {
+  return entry.endsWith(".ts") ? ["--import", "tsx", entry] : ["--enable-source-maps", entry];
+}
+
+/**
+ * Starts `entry` (a bundle from `pnpm build` with plain node, or a `.ts` file with tsx; see
+ * {@link nodeArgs}) in a child process with `env`, in `cwd`; its output lines are prefixed with
+ * `[name]` and go to this process's stdout/stderr, pretty-printed when that is a terminal, or to
+ * `options.output`. A failure to spawn rejects `exited`.
  */
 export function startApp(
   name: string,
@@ -37,14 +53,20 @@ export function startApp(
   cwd: string,
   options: StartOptions = {},
 ): AppProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...nodeArgs(entry), ...(options.args ?? [])], {
     cwd,
     env,
     stdio: options.ownGroup ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
     detached: options.ownGroup === true,
   });
-  prefixLines(child.stdout, `[${name}] `, process.stdout);
-  prefixLines(child.stderr, `[${name}] `, process.stderr);
+  const output = options.output;
+  if (output) {
+    forEachLine(child.stdout, (line) => output(`[${name}] ${line}`, false));
+    forEachLine(child.stderr, (line) => output(`[${name}] ${line}`, true));
+  } else {
+    prefixLines(child.stdout, `[${name}] `, process.stdout);
+    prefixLines(child.stderr, `[${name}] `, process.stderr);
+  }
   const exited = once(child, "exit").then(([code, signal]) => (code ?? signal) as number | string);
   return { name, child, exited };
 }
@@ -54,22 +76,27 @@ function prefixLines(
   prefix: string,
   to: NodeJS.WritableStream,
 ): void {
+  const format = logLineFormatter(to as { isTTY?: boolean });
+  forEachLine(from, (line) => to.write(`${prefix}${format(line)}\n`));
+}
+
+/** Calls `each` with every line of `from` (the last one too when it lacks a newline). */
+function forEachLine(from: NodeJS.ReadableStream | null, each: (line: string) => void): void {
   if (!from) {
     return;
   }
-  const format = logLineFormatter(to as { isTTY?: boolean });
   let rest = "";
   from.setEncoding("utf8");
   from.on("data", (chunk: string) => {
     const lines = (rest + chunk).split("\n");
     rest = lines.pop() ?? "";
     for (const line of lines) {
-      to.write(`${prefix}${format(line)}\n`);
+      each(line);
     }
   });
   from.on("end", () => {
     if (rest) {
-      to.write(`${prefix}${format(rest)}\n`);
+      each(rest);
     }
   });
 }

@@ -130,7 +130,12 @@ describe("the worker", () => {
         maintenanceIntervalMs: 60_000,
         maintain: async () => {
           ran[i] = (ran[i] ?? 0) + 1;
-          return { expiredChallenges: 0, endedExtensionSessions: 0, unknownGrantAudit: 0 };
+          return {
+            expiredChallenges: 0,
+            endedExtensionSessions: 0,
+            unknownGrantAudit: 0,
+            prunedEvents: 0,
+          };
         },
       }),
     );

@@ -18,6 +18,7 @@ import { registerPostAgentCases } from "./routes/agent-cases/post.js";
 import { registerUseAgentCase } from "./routes/agent-cases/use.js";
 import { registerPostAuthChallenge } from "./routes/auth/challenge.js";
 import { registerPostAuthVerify } from "./routes/auth/verify.js";
+import { registerGetEvents } from "./routes/events/get.js";
 import { registerGetInfo } from "./routes/info/get.js";
 import { registerDeleteKeys } from "./routes/keys/delete.js";
 import { registerGetKeys } from "./routes/keys/get.js";
@@ -62,6 +63,7 @@ const routeRegistrations: readonly ((app: App, deps: AppDeps, services: Services
   registerVerifyMemory,
   registerGetLog,
   registerGetLogConsistency,
+  registerGetEvents,
   registerPostAgentCases,
   registerListAgentCases,
   registerDeleteAgentCase,
@@ -80,6 +82,7 @@ function createServices(deps: AppDeps): Services {
     clock: deps.clock,
     masterKeys: deps.config.masterKeys,
     recallCacheMaxBytes: deps.config.recallCacheMaxBytes,
+    recallSegmentLeaves: deps.config.recallSegmentLeaves,
     chain:
       deps.chain ??
       rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId, deps.config.siws.chainId),

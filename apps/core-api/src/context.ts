@@ -8,7 +8,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AuthContext, Clock } from "@svc/auth";
 import type { Database } from "@svc/db-schema";
 import type { RateLimits } from "@svc/http-kit";
-import type { AnchorChain, ExpectedAppend, MemoryDomain } from "@svc/memory";
+import type { AnchorChain, EventHub, ExpectedAppend, MemoryDomain } from "@svc/memory";
 import type { Logger } from "pino";
 import type { Config } from "./env.js";
 import type { GrantService } from "./services/grants.js";
@@ -24,6 +24,14 @@ export interface AppDeps {
   readonly chain?: AnchorChain;
   /** The chain staking reads and relays through; default: JSON-RPC at `config.chainRpcUrl`. */
   readonly staking?: StakingChain;
+  /**
+   * The process's event hub behind `GET /events` (one LISTEN connection, the open streams); the
+   * process closes it on shutdown, which ends the open streams. Default: a hub over `db` made by
+   * the route, which LISTENs from the first stream on and which nothing closes.
+   */
+  readonly events?: EventHub;
+  /** Milliseconds between two heartbeat comments of a `GET /events` stream; default 15 000. */
+  readonly eventsHeartbeatMs?: number;
 }
 
 /** The services `createApp` builds: the memory domain (@svc/memory), grants and staking. */

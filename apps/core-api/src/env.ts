@@ -51,6 +51,7 @@ const schema = z.object({
     .int()
     .min(0)
     .default(256 * 1024 * 1024),
+  RECALL_SEGMENT_LEAVES: z.coerce.number().int().min(0).max(1_048_576).default(4096),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
   RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
   TRUST_PROXY: flag(false),
@@ -80,6 +81,8 @@ export interface Config {
    */
   readonly anchorAuthority: string | null;
   readonly recallCacheMaxBytes: number;
+  /** Leaves per sealed recall segment (RECALL_SEGMENT_LEAVES; 0: no segments). */
+  readonly recallSegmentLeaves: number;
   /**
    * Requests a minute per client IP on the unauthenticated routes and per credential on the
    * authenticated ones (docs/protocol.md §12); 0 turns a limit off.
@@ -129,6 +132,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     programId: v.SERVICE_PROGRAM_ID,
     anchorAuthority,
     recallCacheMaxBytes: v.RECALL_CACHE_MAX_BYTES,
+    recallSegmentLeaves: v.RECALL_SEGMENT_LEAVES,
     rateLimits: {
       anonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
       authenticatedPerMinute: v.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,

@@ -2,13 +2,13 @@
  * core-api process: config → database (DATABASE_URL or the embedded PostgreSQL) → migrations →
  * master-key check → app → HTTP server (@svc/http-kit's runHttpProcess). Exits 1 naming the
  * variable when the config is invalid, or naming the master key id when some stored data key is
- * wrapped under a key that is not configured; on SIGINT, SIGTERM or SIGHUP stops accepting,
- * finishes in-flight requests, closes the database.
+ * wrapped under a key that is not configured; on SIGINT, SIGTERM or SIGHUP stops accepting, ends
+ * the open `GET /events` streams, finishes in-flight requests, closes the database.
  * @module
  */
 import { systemClock } from "@svc/auth";
 import { runHttpProcess } from "@svc/http-kit";
-import { checkMasterKeys, MissingMasterKeyError } from "@svc/memory";
+import { checkMasterKeys, EventHub, MissingMasterKeyError } from "@svc/memory";
 import pino from "pino";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./env.js";
@@ -26,6 +26,9 @@ try {
   throw error;
 }
 
+/** The process's `GET /events` hub; closed on shutdown so open event streams end. */
+let events: EventHub | undefined;
+
 try {
   await runHttpProcess({
     name: "core-api",
@@ -38,7 +41,11 @@ try {
       const dataKeys = await checkMasterKeys(db, config.masterKeys);
       logger.info({ masterKeyId: config.masterKeys.current.id, dataKeys }, "master keys checked");
     },
-    app: (db) => createApp({ db, config, clock: systemClock, logger }),
+    app: (db) => {
+      events = new EventHub({ db, logger });
+      return createApp({ db, config, clock: systemClock, logger, events });
+    },
+    onStop: () => events?.close(),
   });
 } catch (error) {
   if (error instanceof MissingMasterKeyError) {

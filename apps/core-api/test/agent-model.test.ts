@@ -304,12 +304,19 @@ describe("scoped, expiring, confined API keys", () => {
     const outside = await write(agentA.headers, { content: "x", namespace: "agent:b/sneaky" });
     expect(outside.status).toBe(403);
     expect(outside.body.error.code).toBe("forbidden");
+    expect(outside.body.error.details).toEqual([
+      { path: ["namespace"], message: '"agent:b/sneaky" is outside the key\'s namespace' },
+    ]);
     const batch = await call<ErrorBody>(`${t.url}/memories/batch`, {
       headers: agentA.headers,
       body: { items: [{ content: "ok" }, { content: "x", namespace: "agent:c" }] },
     });
     expect(batch.status).toBe(403);
-    expect(JSON.stringify(batch.body.error.details)).toContain("1");
+    expect((batch.body.error.details as { path: unknown[] }[])[0]?.path).toEqual([
+      "items",
+      1,
+      "namespace",
+    ]);
 
     const listA = await call<Page>(`${t.url}/memories`, { headers: agentA.headers });
     expect(listA.body.items.map((m) => m.id)).toEqual([a2.body.id, a1.body.id]);

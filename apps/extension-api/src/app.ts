@@ -38,6 +38,7 @@ function createServices(deps: AppDeps): Services {
     clock: deps.clock,
     masterKeys: deps.config.masterKeys,
     recallCacheMaxBytes: deps.config.recallCacheMaxBytes,
+    recallSegmentLeaves: deps.config.recallSegmentLeaves,
     chain:
       deps.chain ??
       rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId, deps.config.siws.chainId),

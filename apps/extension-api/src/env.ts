@@ -56,6 +56,7 @@ const schema = z
       .int()
       .min(0)
       .default(256 * 1024 * 1024),
+    RECALL_SEGMENT_LEAVES: z.coerce.number().int().min(0).max(1_048_576).default(4096),
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
     TRUST_PROXY: flag(false),
@@ -86,6 +87,8 @@ export interface Config {
   readonly chainRpcUrl: string;
   readonly programId: string;
   readonly recallCacheMaxBytes: number;
+  /** Leaves per sealed recall segment (RECALL_SEGMENT_LEAVES; 0: no segments). */
+  readonly recallSegmentLeaves: number;
   /**
    * Requests a minute per client IP on the connect routes and per extension session on the
    * authenticated ones (docs/protocol.md §12); 0 turns a limit off.
@@ -124,6 +127,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     chainRpcUrl: v.CHAIN_RPC_URL ?? `http://127.0.0.1:${v.LOCAL_CHAIN_PORT}`,
     programId: v.SERVICE_PROGRAM_ID,
     recallCacheMaxBytes: v.RECALL_CACHE_MAX_BYTES,
+    recallSegmentLeaves: v.RECALL_SEGMENT_LEAVES,
     rateLimits: {
       anonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
       authenticatedPerMinute: v.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,

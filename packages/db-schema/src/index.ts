@@ -69,6 +69,19 @@ export {
   type NewCommitBatch,
 } from "./queries/commit-batches.js";
 export {
+  deleteEventsBefore,
+  type EventHorizon,
+  type EventListening,
+  type EventListOptions,
+  eventHorizon,
+  eventHorizonSettled,
+  latestEventId,
+  listEventsAfter,
+  listenForEvents,
+  MAX_EVENT_PAGE,
+  MEMORY_EVENTS_CHANNEL,
+} from "./queries/events.js";
+export {
   deleteEndedExtensionSessions,
   findActiveExtensionSessionByHash,
   insertExtensionSession,
@@ -145,6 +158,16 @@ export {
   readRecallPage,
 } from "./queries/recall.js";
 export {
+  deleteRecallSegments,
+  dropRecallSegmentOf,
+  listRecallSegments,
+  listSupersededBefore,
+  resealRecallSegmentOf,
+  type SealedSegment,
+  sealRecallSegment,
+  streamRecallSegments,
+} from "./queries/recall-segments.js";
+export {
   type CachedStakeLot,
   listStakeLots,
   replaceStakeLots,
@@ -196,6 +219,8 @@ export {
   merkleNodes,
   NONCE_PURPOSES,
   type NoncePurpose,
+  type RecallSegmentRow,
+  recallSegments,
   type SignInNonce,
   type StakeLot,
   signInNonces,

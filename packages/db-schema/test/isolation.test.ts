@@ -15,6 +15,8 @@ import {
   appendMemoriesToKnownTrees,
   checkTree,
   deleteMemory,
+  deleteRecallSegments,
+  dropRecallSegmentOf,
   getAnchoredCheckpointBySize,
   getApiKey,
   getCommitBatch,
@@ -32,14 +34,18 @@ import {
   insertGrantAudit,
   insertSubmittedBatch,
   latestAnchoredCheckpoint,
+  latestEventId,
   listApiKeys,
   listDeletedSince,
+  listEventsAfter,
   listGrantAudit,
   listGrants,
   listMemories,
   listMemoriesSince,
   listMemoryVersions,
+  listRecallSegments,
   listStakeLots,
+  listSupersededBefore,
   markAnchored,
   markBatchConfirmed,
   markBatchFailed,
@@ -47,10 +53,13 @@ import {
   readRecallPage,
   rebuildTree,
   replaceStakeLots,
+  resealRecallSegmentOf,
   revokeApiKey,
   revokeExtensionSession,
   revokeGrant,
   rootAtSize,
+  sealRecallSegment,
+  streamRecallSegments,
   supersedeMemory,
   touchApiKeyLastUsed,
   trees,
@@ -97,6 +106,15 @@ const USER_SCOPED = [
   "touchApiKeyLastUsed",
   "listMemoryVersions",
   "supersedeMemory",
+  "listRecallSegments",
+  "streamRecallSegments",
+  "listSupersededBefore",
+  "sealRecallSegment",
+  "resealRecallSegmentOf",
+  "dropRecallSegmentOf",
+  "deleteRecallSegments",
+  "listEventsAfter",
+  "latestEventId",
 ];
 /** Inserts whose row carries the userId given in the input. */
 const USER_INSERTS = [
@@ -122,6 +140,7 @@ const SERVICE_WIDE = [
   "countBatchesByStatus",
   "countUsersByMasterKeyId",
   "deleteEndedExtensionSessions",
+  "deleteEventsBefore",
   "deleteExpiredNonces",
   "deleteUnknownGrantAudit",
   "findVersionOneDataKey",
@@ -140,7 +159,10 @@ const INFRASTRUCTURE = [
   "TreeSaveConflictError",
   "createDatabase",
   "ensureEmbeddedPostgres",
+  "eventHorizon",
+  "eventHorizonSettled",
   "handleShutdownSignals",
+  "listenForEvents",
   "migrateDatabase",
   "namespaceUnder",
   "pendingMigrations",
@@ -204,6 +226,12 @@ async function populate() {
     ip: null,
     userAgent: null,
   });
+  await sealRecallSegment(t.db, user.id, { firstLeaf: 0, endLeaf: 2 }, () => ({
+    format: 1,
+    entries: 1,
+    iv: new Uint8Array(12),
+    ciphertext: new Uint8Array(17),
+  }));
   await replaceStakeLots(
     t.db,
     user.id,
@@ -370,6 +398,42 @@ describe("authorization: every query is scoped to its userId", () => {
         expect(await getMemory(t.db, b.user.id, b.kept.id)).toMatchObject({ supersededBy: null });
         expect(await getMemory(t.db, A, next.id)).toBeNull();
       },
+      listRecallSegments: async () => {
+        expect((await listRecallSegments(t.db, A)).map((segment) => segment.userId)).toEqual([A]);
+        expect(await listRecallSegments(t.db, b.user.id)).toHaveLength(1);
+      },
+      streamRecallSegments: async () => {
+        const seen: string[] = [];
+        await streamRecallSegments(t.db, A, (segment) => seen.push(segment.userId));
+        expect(seen).toEqual([A]);
+      },
+      listSupersededBefore: async () => {
+        expect(await listSupersededBefore(t.db, A, 1000)).toEqual([]);
+      },
+      sealRecallSegment: async () => {
+        // Sealing A's range [0, 2) sees only A's live memories, never B's.
+        let seen: string[] = [];
+        await sealRecallSegment(t.db, A, { firstLeaf: 0, endLeaf: 2 }, (ids) => {
+          seen = [...ids];
+          return { format: 1, entries: 0, iv: new Uint8Array(12), ciphertext: new Uint8Array(17) };
+        });
+        expect(seen).toEqual([a.kept.id]);
+        await deleteRecallSegments(t.db, A);
+      },
+      resealRecallSegmentOf: async () => {
+        const touched = await resealRecallSegmentOf(t.db, A, 0, () => {
+          throw new Error("B's segment must not reach A's re-seal");
+        });
+        expect(touched).toBe(false);
+      },
+      dropRecallSegmentOf: async () => {
+        await dropRecallSegmentOf(t.db, A, 0);
+        expect(await listRecallSegments(t.db, b.user.id)).toHaveLength(1);
+      },
+      deleteRecallSegments: async () => {
+        expect(await deleteRecallSegments(t.db, A)).toBe(0);
+        expect(await listRecallSegments(t.db, b.user.id)).toHaveLength(1);
+      },
       listMemoriesSince: async () => {
         const ids = (await listMemoriesSince(t.db, A, -1)).map((m) => m.id);
         expect(ids).not.toContain(b.kept.id);
@@ -434,6 +498,18 @@ describe("authorization: every query is scoped to its userId", () => {
       touchApiKeyLastUsed: async () => {
         expect(await touchApiKeyLastUsed(t.db, A, b.key.id)).toBe(false);
         expect((await getApiKey(t.db, b.user.id, b.key.id))?.lastUsedAt).toBeNull();
+      },
+      listEventsAfter: async () => {
+        // The triggers wrote both users' events (created, deleted, anchored); A reads only A's.
+        const events = await listEventsAfter(t.db, A, 0, { limit: 1000 });
+        expect(events.length).toBeGreaterThan(0);
+        expect(events.every((e) => e.userId === A)).toBe(true);
+        expect(events.map((e) => e.data.id)).not.toContain(b.kept.id);
+      },
+      latestEventId: async () => {
+        const [own] =
+          await t.sql`select max(id)::int as id from memory_events where user_id = ${A}`;
+        expect(await latestEventId(t.db, A)).toBe(own?.id);
       },
     };
     expect(Object.keys(checks).sort()).toEqual([...USER_SCOPED].sort());

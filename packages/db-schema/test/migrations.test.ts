@@ -22,6 +22,7 @@ const TABLES = [
   "memories",
   "memory_events",
   "merkle_nodes",
+  "recall_segments",
   "sign_in_nonces",
   "stake_lots",
   "trees",

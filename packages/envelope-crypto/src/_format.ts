@@ -24,6 +24,10 @@ export const DATA_KEY_AAD_V1 = aadHeader("svc/envelope/data-key", 1);
 export const DATA_KEY_AAD_V2 = aadHeader("svc/envelope/data-key", WRAPPED_KEY_VERSION);
 /** AAD header (label ‖ 0x00 ‖ version) of a sealed memory body. */
 export const BODY_AAD = aadHeader("svc/envelope/body", ENVELOPE_VERSION);
+/** Version of a sealed recall segment (its format and its AAD). */
+export const SEGMENT_VERSION = 1;
+/** AAD header (label ‖ 0x00 ‖ version) of a sealed recall segment. */
+export const SEGMENT_AAD = aadHeader("svc/envelope/segment", SEGMENT_VERSION);
 
 /** A lone UTF-16 surrogate: it would encode as U+FFFD and collide with other strings. */
 const LONE_SURROGATE = /\p{Cs}/u;

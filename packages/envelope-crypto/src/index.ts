@@ -1,9 +1,9 @@
 /**
- * `@svc/envelope-crypto`: per-user data keys wrapped under the master key, and memory bodies
- * sealed under the data key, with AES-256-GCM on node:crypto (docs/protocol.md §4).
+ * `@svc/envelope-crypto`: per-user data keys wrapped under the master key, and memory bodies and
+ * recall segments sealed under the data key, with AES-256-GCM on node:crypto (docs/protocol.md §4).
  * @module
  */
-export { ENVELOPE_VERSION, WRAPPED_KEY_VERSION } from "./_format.js";
+export { ENVELOPE_VERSION, SEGMENT_VERSION, WRAPPED_KEY_VERSION } from "./_format.js";
 export { pooledRandom, type RandomSource } from "./_random.js";
 export {
   type BodyContext,
@@ -15,3 +15,4 @@ export { generateDataKey, unwrapDataKey, wrapDataKey, wrappedKeyId } from "./dat
 export { DecryptionError, type DecryptionErrorCode } from "./errors.js";
 export { type MasterKey, MasterKeyring } from "./keyring.js";
 export { MASTER_KEY_ID_BYTES, masterKeyId, parseMasterKey } from "./master-key.js";
+export { decryptSegment, encryptSegment, type SegmentContext } from "./segment.js";

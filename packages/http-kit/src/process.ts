@@ -1,9 +1,10 @@
 /**
  * The process around an HTTP app (core-api, extension-api): database (DATABASE_URL or the
  * embedded PostgreSQL in DATA_DIR) → migrations → start-up check → app → HTTP server; on SIGINT,
- * SIGTERM or SIGHUP it stops accepting, finishes the requests in flight, closes the database (and
- * the embedded PostgreSQL it started), and exits 0. The server refuses oversized headers (431) and slow
- * requests (408 after 30 s) in the API's error shape (server-limits.ts).
+ * SIGTERM or SIGHUP it stops accepting, ends long-lived responses (`onStop`), finishes the requests
+ * in flight, closes the database (and the embedded PostgreSQL it started), and exits 0. The server
+ * refuses oversized headers (431) and slow requests (408 after 30 s) in the API's error shape
+ * (server-limits.ts).
  * @module
  */
 import type { Server } from "node:http";
@@ -46,6 +47,12 @@ export interface HttpProcessOptions {
    * started are closed and the error is rethrown: the process does not start.
    */
   readonly check?: (db: Database) => Promise<unknown>;
+  /**
+   * Called when a shutdown begins, once the server stopped accepting connections and before the
+   * wait for requests in flight: ends long-lived responses (such as Server-Sent Events streams)
+   * that would otherwise hold the server open. An error it throws is logged; the shutdown goes on.
+   */
+  readonly onStop?: () => Promise<unknown> | unknown;
 }
 
 /**
@@ -88,6 +95,11 @@ export async function runHttpProcess(options: HttpProcessOptions): Promise<void>
     stopping = true;
     logger.info({ signal }, `${name} stopping`);
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    try {
+      await options.onStop?.();
+    } catch (error) {
+      logger.error({ err: error }, "ending long-lived responses failed");
+    }
     if (!(await requests.idle(SHUTDOWN_GRACE_MS))) {
       logger.warn({ inFlight: requests.count() }, "requests still running after the grace period");
     }

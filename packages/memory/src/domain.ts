@@ -30,6 +30,7 @@ export interface MemoryDomain {
  * (compare-and-swap, retried), so the log stays one append-only log.
  * @param deps.masterKeys the key-encryption keys that wrap users' data keys (current and previous).
  * @param deps.recallCacheMaxBytes bound of the decrypted recall cache, bytes (0 disables it).
+ * @param deps.recallSegmentLeaves leaves per sealed recall segment (default 4 096; 0: none).
  * @param deps.chain where anchored roots are read for `verify` (docs/protocol.md §7 "convenience verify").
  * @throws RangeError for a malformed bound (from the services' constructors).
  */
@@ -38,12 +39,14 @@ export function createMemoryDomain(deps: {
   readonly clock: Clock;
   readonly masterKeys: MasterKeyring;
   readonly recallCacheMaxBytes: number;
+  readonly recallSegmentLeaves?: number;
   readonly chain: AnchorChain;
 }): MemoryDomain {
   const recall = new RecallCache({
     db: deps.db,
     clock: deps.clock,
     maxBytes: deps.recallCacheMaxBytes,
+    ...(deps.recallSegmentLeaves === undefined ? {} : { segmentLeaves: deps.recallSegmentLeaves }),
   });
   const appendQueue = new AppendQueue(deps.db);
   const dataKeys = new DataKeys(deps.masterKeys);

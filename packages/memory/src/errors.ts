@@ -65,12 +65,10 @@ export class MemoryConflictError extends MemoryDomainError {
  * confinement").
  */
 export class NamespaceForbiddenError extends MemoryDomainError {
-  constructor(namespace: string | null, confinedTo: string) {
+  /** @param path the request field that named the namespace, e.g. `["items", 3, "namespace"]`. */
+  constructor(namespace: string | null, confinedTo: string, path: (string | number)[]) {
     super("forbidden", `this API key is confined to namespaces starting with "${confinedTo}"`, [
-      {
-        path: ["namespace"],
-        message: `${JSON.stringify(namespace)} is outside the key's namespace`,
-      },
+      { path, message: `${JSON.stringify(namespace)} is outside the key's namespace` },
     ]);
     this.name = "NamespaceForbiddenError";
   }

@@ -24,6 +24,15 @@ export {
   NamespaceForbiddenError,
 } from "./errors.js";
 export {
+  EventFeed,
+  type EventFilter,
+  EventHub,
+  type EventHubLogger,
+  type EventHubOptions,
+  type MemoryEvent,
+  type OpenFeedInput,
+} from "./events.js";
+export {
   checkMasterKeys,
   MissingMasterKeyError,
   type RotationOptions,
@@ -41,10 +50,10 @@ export {
 export { type MemoryBody, newSalt, SALT_BYTES, sealMemoryBody } from "./memory-body.js";
 export {
   compileFilter,
-  type FilterableMemory,
   isOperatorObject,
   METADATA_OPERATORS,
   type MemoryFilter,
+  type MemoryPredicate,
   metadataFilterProblem,
   withinConfinement,
 } from "./memory-filter.js";

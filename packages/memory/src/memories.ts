@@ -33,6 +33,7 @@ import { withinConfinement } from "./memory-filter.js";
 import { memoryLeaf } from "./memory-leaf.js";
 import { type MemoryView, memoryView, rowViewSource } from "./memory-view.js";
 import type { RecallCache, RecallCursor } from "./recall-cache.js";
+import { resealWithout } from "./segments.js";
 
 /** What `POST /memories` answers (docs/protocol.md §4). */
 export interface CreatedMemory {
@@ -112,7 +113,7 @@ export class MemoryService {
     input: MemoryInput,
     appender: Appender = this.deps.appendQueue,
   ): Promise<CreatedMemory> {
-    const [created] = await this.createAll(caller, dataKey, [input], appender);
+    const [created] = await this.writeAll(caller, dataKey, [input], appender, () => ["namespace"]);
     return created as CreatedMemory;
   }
 
@@ -126,15 +127,28 @@ export class MemoryService {
    * @throws NamespaceForbiddenError (details name the item) when a namespace lies outside the
    *   caller's confinement; nothing is written then.
    */
-  async createAll(
+  createAll(
     caller: Caller,
     dataKey: Uint8Array,
     inputs: readonly MemoryInput[],
     appender: Appender = this.deps.appendQueue,
   ): Promise<CreatedMemory[]> {
+    return this.writeAll(caller, dataKey, inputs, appender, (i) => ["items", i, "namespace"]);
+  }
+
+  /** {@link createAll}, naming the namespace field of item i by `namespacePath(i)` in errors. */
+  private async writeAll(
+    caller: Caller,
+    dataKey: Uint8Array,
+    inputs: readonly MemoryInput[],
+    appender: Appender,
+    namespacePath: (index: number) => (string | number)[],
+  ): Promise<CreatedMemory[]> {
     const createdAt = this.deps.clock.now();
     const writtenBy = writerOfCaller(caller);
-    const namespaces = inputs.map((input, i) => namespaceFor(caller, input.namespace, i));
+    const namespaces = inputs.map((input, i) =>
+      namespaceFor(caller, input.namespace, namespacePath(i)),
+    );
     const rows = inputs.map((input, i) =>
       this.sealNew(caller, dataKey, input, namespaces[i] ?? null, writtenBy, null, createdAt),
     );
@@ -162,7 +176,9 @@ export class MemoryService {
       throw new MemoryNotFoundError();
     }
     const namespace =
-      input.namespace === undefined ? current.namespace : namespaceFor(caller, input.namespace, 0);
+      input.namespace === undefined
+        ? current.namespace
+        : namespaceFor(caller, input.namespace, ["namespace"]);
     const writtenBy = writerOfCaller(caller);
     const createdAt = this.deps.clock.now();
     const row = this.sealNew(caller, dataKey, input, namespace, writtenBy, id, createdAt);
@@ -277,18 +293,22 @@ export class MemoryService {
   }
 
   /**
-   * Deletes a memory: body and salt destroyed, leaf kept (docs/protocol.md §5); dropped from this
-   * process's recall cache at once. Other versions of it are untouched.
+   * Deletes a memory: body and salt destroyed, leaf kept (docs/protocol.md §5), and the recall
+   * segment holding it re-sealed without it in the same transaction (docs/data-model.md
+   * "Recall segments"); dropped from this process's recall cache at once. Other versions of it
+   * are untouched.
+   * @param dataKey the caller's data key (opens and re-seals the segment).
    * @throws MemoryNotFoundError when unknown, already deleted, another user's or outside the
    *   caller's confinement.
    */
-  async delete(caller: Caller, id: string): Promise<void> {
+  async delete(caller: Caller, dataKey: Uint8Array, id: string): Promise<void> {
     const deleted = await deleteMemory(
       this.deps.db,
       caller.userId,
       id,
       this.deps.clock.now(),
       caller.namespace,
+      (segment, memoryId) => resealWithout(dataKey, segment, memoryId),
     );
     if (!deleted) {
       throw new MemoryNotFoundError();
@@ -351,16 +371,16 @@ function writerOfCaller(caller: Caller): LeafWriter {
  * when none is given.
  * @throws NamespaceForbiddenError when the given one lies outside the confinement.
  */
-function namespaceFor(caller: Caller, namespace: string | undefined, index: number): string | null {
+function namespaceFor(
+  caller: Caller,
+  namespace: string | undefined,
+  path: (string | number)[],
+): string | null {
   if (namespace === undefined) {
     return caller.namespace;
   }
   if (!withinConfinement(namespace, caller.namespace)) {
-    const error = new NamespaceForbiddenError(namespace, caller.namespace as string);
-    Object.assign(error, {
-      details: [{ path: ["items", index, "namespace"], message: "outside the key's namespace" }],
-    });
-    throw error;
+    throw new NamespaceForbiddenError(namespace, caller.namespace as string, path);
   }
   return namespace;
 }

@@ -31,15 +31,22 @@ export interface MemoryFilter {
   readonly includeSuperseded?: boolean | undefined;
 }
 
-/** The fields of a memory a filter looks at. */
-export interface FilterableMemory {
-  readonly metadata: Readonly<Record<string, unknown>>;
-  readonly namespace: string | null;
-  readonly createdAtMs: number;
-  readonly superseded: boolean;
+/** The clear fields of a set of memories, column-wise (position i of each is one memory). */
+export interface FilterColumns {
+  readonly metadata: readonly Readonly<Record<string, unknown>>[];
+  readonly namespaces: readonly (string | null)[];
+  readonly createdMs: readonly number[];
+  /** The superseding memory's id, or null while current. */
+  readonly supersededBy: readonly (string | null)[];
+  /** How many entries of `supersededBy` are set (0: the check is skipped). */
+  readonly supersededCount: number;
 }
 
-type Condition = (value: unknown, present: boolean) => boolean;
+/** A compiled filter: a memory's position in its columns in, whether it passes out. */
+export type MemoryPredicate = (position: number) => boolean;
+
+/** One metadata condition, over the whole metadata object. */
+type Condition = (metadata: Readonly<Record<string, unknown>>) => boolean;
 
 /** True when `value` is an operator object: a plain object with at least one key starting with `$`. */
 export function isOperatorObject(value: unknown): value is Record<string, unknown> {
@@ -100,74 +107,106 @@ function orderedOf(value: unknown): { kind: "number" | "time"; at: number } | nu
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
-function conditionOf(value: unknown): Condition {
+/**
+ * The condition "`metadata[key]` satisfies `value`". Equality with a scalar needs no presence
+ * check: a missing key reads undefined (or an inherited function), never equal to a JSON scalar.
+ */
+function conditionOf(key: string, value: unknown): Condition {
   if (!isOperatorObject(value)) {
-    return (actual, present) => present && isDeepStrictEqual(actual, value);
+    if (value === 0) {
+      // Only here do === and deep equality differ (-0).
+      return (metadata) => Object.is(metadata[key], value);
+    }
+    if (value === null || typeof value !== "object") {
+      return (metadata) => metadata[key] === value;
+    }
+    return (metadata) => Object.hasOwn(metadata, key) && isDeepStrictEqual(metadata[key], value);
   }
-  const parts: Condition[] = Object.entries(value).map(([op, operand]) => {
+  const parts = Object.entries(value).map(([op, operand]): ((actual: unknown) => boolean) => {
     switch (op) {
       case "$in": {
         const options = operand as unknown[];
-        return (actual, present) =>
-          present && options.some((option) => isDeepStrictEqual(actual, option));
+        return (actual) => options.some((option) => isDeepStrictEqual(actual, option));
       }
       case "$gte":
       case "$lte": {
         const bound = orderedOf(operand) as { kind: "number" | "time"; at: number };
         const holds = op === "$gte" ? (x: number) => x >= bound.at : (x: number) => x <= bound.at;
-        return (actual, present) => {
-          if (!present) {
-            return false;
-          }
+        return (actual) => {
           const ordered = orderedOf(actual);
           return ordered !== null && ordered.kind === bound.kind && holds(ordered.at);
         };
       }
       case "$contains":
-        return (actual, present) =>
-          present && Array.isArray(actual) && actual.some((item) => item === operand);
+        return (actual) => Array.isArray(actual) && actual.some((item) => item === operand);
       default:
         throw new RangeError(`unknown metadata operator ${op}`);
     }
   });
-  return (actual, present) => parts.every((part) => part(actual, present));
-}
-
-/**
- * Compiles `filter` into a predicate over a memory's clear fields.
- * @throws RangeError on an unknown operator (validate with {@link metadataFilterProblem} first).
- */
-export function compileFilter(filter: MemoryFilter): (memory: FilterableMemory) => boolean {
-  const conditions = Object.entries(filter.metadata ?? {}).map(
-    ([key, value]) => [key, conditionOf(value)] as const,
-  );
-  const prefixes = [filter.namespacePrefix, filter.confinedTo ?? undefined].filter(
-    (p): p is string => p !== undefined,
-  );
-  const after = filter.createdAfter?.getTime();
-  const before = filter.createdBefore?.getTime();
-  const includeSuperseded = filter.includeSuperseded ?? false;
-  return (memory) => {
-    if (memory.superseded && !includeSuperseded) {
+  return (metadata) => {
+    if (!Object.hasOwn(metadata, key)) {
       return false;
     }
-    if (filter.namespace !== undefined && memory.namespace !== filter.namespace) {
-      return false;
-    }
-    for (const prefix of prefixes) {
-      if (memory.namespace === null || !memory.namespace.startsWith(prefix)) {
+    const actual = metadata[key];
+    for (let i = 0; i < parts.length; i++) {
+      if (!(parts[i] as (actual: unknown) => boolean)(actual)) {
         return false;
       }
     }
-    if (after !== undefined && !(memory.createdAtMs > after)) {
-      return false;
+    return true;
+  };
+}
+
+/**
+ * Compiles `filter` into a predicate over the memories of `columns`: only the columns and
+ * conditions the filter uses are read.
+ * @throws RangeError on an unknown operator (validate with {@link metadataFilterProblem} first).
+ */
+export function compileFilter(filter: MemoryFilter, columns: FilterColumns): MemoryPredicate {
+  const { metadata, namespaces, createdMs, supersededBy } = columns;
+  const tests: MemoryPredicate[] = [];
+  if (!(filter.includeSuperseded ?? false) && columns.supersededCount > 0) {
+    tests.push((position) => supersededBy[position] == null);
+  }
+  const exact = filter.namespace;
+  if (exact !== undefined) {
+    tests.push((position) => namespaces[position] === exact);
+  }
+  for (const prefix of [filter.namespacePrefix, filter.confinedTo ?? undefined]) {
+    if (prefix !== undefined) {
+      tests.push((position) => namespaces[position]?.startsWith(prefix) === true);
     }
-    if (before !== undefined && !(memory.createdAtMs < before)) {
-      return false;
+  }
+  if (filter.createdAfter !== undefined || filter.createdBefore !== undefined) {
+    const after = filter.createdAfter?.getTime() ?? Number.NEGATIVE_INFINITY;
+    const before = filter.createdBefore?.getTime() ?? Number.POSITIVE_INFINITY;
+    tests.push((position) => {
+      const at = createdMs[position] as number;
+      return at > after && at < before;
+    });
+  }
+  for (const [key, value] of Object.entries(filter.metadata ?? {})) {
+    if (value !== 0 && (value === null || (typeof value !== "object" && value !== undefined))) {
+      // The common case, equality with a scalar, in one step (see conditionOf).
+      tests.push((position) => (metadata[position] as Record<string, unknown>)[key] === value);
+      continue;
     }
-    for (const [key, condition] of conditions) {
-      const present = Object.hasOwn(memory.metadata, key);
-      if (!condition(present ? memory.metadata[key] : undefined, present)) {
+    const condition = conditionOf(key, value);
+    tests.push((position) => condition(metadata[position] as Readonly<Record<string, unknown>>));
+  }
+  if (tests.length === 0) {
+    return () => true;
+  }
+  if (tests.length === 1) {
+    return tests[0] as MemoryPredicate;
+  }
+  if (tests.length === 2) {
+    const [first, second] = tests as [MemoryPredicate, MemoryPredicate];
+    return (position) => first(position) && second(position);
+  }
+  return (position) => {
+    for (let i = 0; i < tests.length; i++) {
+      if (!(tests[i] as MemoryPredicate)(position)) {
         return false;
       }
     }

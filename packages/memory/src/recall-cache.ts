@@ -19,11 +19,20 @@
  */
 import { isAscii } from "node:buffer";
 import type { Clock } from "@svc/auth";
-import { type Database, type RecallRow, readRecallPage } from "@svc/db-schema";
+import {
+  type Database,
+  listSupersededBefore,
+  type RecallRow,
+  readRecallPage,
+  sealRecallSegment,
+  streamRecallSegments,
+} from "@svc/db-schema";
 import { decryptBody } from "@svc/envelope-crypto";
 import { SALT_BYTES } from "./memory-body.js";
-import { compileFilter, type FilterableMemory, type MemoryFilter } from "./memory-filter.js";
-import { inverseDocumentFrequency, isWordCharAt, queryTerms, termScore } from "./relevance.js";
+import { compileFilter, type MemoryFilter, type MemoryPredicate } from "./memory-filter.js";
+import { inverseDocumentFrequency, queryTerms, termScore } from "./relevance.js";
+import { type DecodedSegment, type SegmentEntry, segmentContent } from "./segment-format.js";
+import { openSegment, sealSegment } from "./segments.js";
 
 /** One recall match: the memory's stored fields and its decrypted content. */
 export interface RecallEntry {
@@ -88,6 +97,12 @@ export interface RecallCacheOptions {
   readonly clock: Clock;
   /** Cap of the estimated cached bytes over all users (RECALL_CACHE_MAX_BYTES); 0 disables caching. */
   readonly maxBytes: number;
+  /**
+   * Leaves per recall segment (docs/data-model.md "Recall segments"): once a user's log holds a
+   * full aligned range, it is sealed in the background, and cold loads read segments first.
+   * Default 4 096; 0 turns segments off (neither sealed nor read).
+   */
+  readonly segmentLeaves?: number;
   /** Rows per page of a load; default 10 000. */
   readonly pageSize?: number;
   /**
@@ -102,6 +117,9 @@ export interface RecallCacheStats {
   readonly users: number;
   readonly bytes: number;
   readonly evictions: number;
+  /** Segments this process sealed, and background seals that failed (retried later). */
+  readonly segmentsSealed: number;
+  readonly sealFailures: number;
 }
 
 type Metadata = Readonly<Record<string, unknown>>;
@@ -138,6 +156,17 @@ const EMPTY_METADATA: Metadata = Object.freeze({});
 /** The writer of every memory written by a wallet session: one shared, frozen object. */
 const SESSION_WRITER: MemoryWriter = Object.freeze({ kind: "session" });
 
+/** What {@link UserLog.add} needs of a memory besides its content: a recall row's fields. */
+type LogEntryFields = Omit<RecallRow, "iv" | "ciphertext">;
+
+/** The writer column value of a memory (shared object for sessions). */
+function writerOf(kind: "session" | "api_key" | null, keyId: string | null): MemoryWriter | null {
+  if (kind === "api_key") {
+    return { kind: "api_key", keyId: keyId ?? "" };
+  }
+  return kind === "session" ? SESSION_WRITER : null;
+}
+
 /** A memory's clear fields besides its metadata, kept column-wise. */
 interface EntryAttributes {
   readonly namespace: string | null;
@@ -164,6 +193,68 @@ interface TextBlock {
   live: number;
 }
 
+const TERM_RUN = /[\p{L}\p{N}]+/gu;
+
+/** One term's postings: the positions holding it (ascending) and how often each holds it. */
+class Postings {
+  positions = new Int32Array(4);
+  counts = new Uint16Array(4);
+  length = 0;
+
+  /** Counts one more occurrence at `position` (≥ every position added before). */
+  add(position: number): number {
+    const last = this.length - 1;
+    if (last >= 0 && this.positions[last] === position) {
+      const count = this.counts[last] as number;
+      if (count < 0xffff) {
+        this.counts[last] = count + 1;
+      }
+      return 0;
+    }
+    let grown = 0;
+    if (this.length === this.positions.length) {
+      const positions = new Int32Array(this.length * 2);
+      positions.set(this.positions);
+      const counts = new Uint16Array(this.length * 2);
+      counts.set(this.counts);
+      grown = this.length * 6;
+      this.positions = positions;
+      this.counts = counts;
+    }
+    this.positions[this.length] = position;
+    this.counts[this.length] = 1;
+    this.length++;
+    return grown;
+  }
+}
+
+/**
+ * The inverted index of one user's log for relevance ranking: term → postings, over the
+ * lower-cased texts, terms being maximal runs of letters and digits (relevance.ts). Plaintext
+ * terms live in this process's memory only, like the texts they come from.
+ */
+class TermIndex {
+  readonly terms = new Map<string, Postings>();
+  /** Positions below this one are indexed. */
+  indexed = 0;
+  /** Estimated bytes (map entries, term strings, postings). */
+  bytes = 0;
+
+  /** Indexes the lower-cased `text` of the memory at `position`. */
+  add(position: number, text: string): void {
+    for (const match of text.matchAll(TERM_RUN)) {
+      const term = match[0];
+      let postings = this.terms.get(term);
+      if (!postings) {
+        postings = new Postings();
+        this.terms.set(term, postings);
+        this.bytes += 64 + STRING_BYTES + 2 * term.length + 4 * 6;
+      }
+      this.bytes += postings.add(position);
+    }
+  }
+}
+
 /** One user's decrypted log in ascending leaf index; deleted memories are tombstones. */
 class UserLog {
   ids: string[] = [];
@@ -174,6 +265,8 @@ class UserLog {
   supersedes: (string | null)[] = [];
   supersededBy: (string | null)[] = [];
   writers: (MemoryWriter | null)[] = [];
+  /** Entries with a `supersededBy` (tombstones included until compaction). */
+  supersededCount = 0;
   /** Estimated bytes of each memory; 0 marks a tombstone. */
   sizes: number[] = [];
   hashChunks: Uint8Array[] = [];
@@ -187,10 +280,18 @@ class UserLog {
   private tailTextBytes: number[] = [];
   private tailChars = 0;
   private tombstones = 0;
+  /** Characters of each memory's lower-cased text (BM25 document length). */
+  lengths: number[] = [];
+  /** Characters of the live memories' lower-cased texts, together. */
+  liveChars = 0;
+  /** The inverted index of relevance ranking, built on first use; null until then. */
+  private terms: TermIndex | null = null;
   /** Estimated bytes of the whole log. */
   bytes = LOG_BYTES;
   /** The newest leaf index ever added (deletions do not lower it). */
   lastLeafIndex = -1;
+  /** Leaves [0, sealedEnd) are sealed in recall segments (as far as this log knows). */
+  sealedEnd = 0;
 
   constructor(public deletionsCheckedAt: Date) {}
 
@@ -198,16 +299,11 @@ class UserLog {
    * Appends a decrypted memory (its leaf index above every one held); a memory that supersedes
    * one held marks that one superseded.
    */
-  add(row: RecallRow, content: string, ascii: boolean): void {
+  add(row: LogEntryFields, content: string, ascii: boolean): void {
     const metadata = row.metadataJson === "{}" ? EMPTY_METADATA : parseMetadata(row.metadataJson);
     const metadataBytes =
       metadata === EMPTY_METADATA ? 0 : METADATA_BYTES + 2 * row.metadataJson.length;
-    const writer: MemoryWriter | null =
-      row.writerKind === "api_key"
-        ? { kind: "api_key", keyId: row.writerKeyId ?? "" }
-        : row.writerKind === "session"
-          ? SESSION_WRITER
-          : null;
+    const writer = writerOf(row.writerKind, row.writerKeyId);
     this.push(
       row.id,
       row.leafIndex,
@@ -227,20 +323,13 @@ class UserLog {
     if (row.supersedes !== null) {
       const older = this.ids.lastIndexOf(row.supersedes);
       if (older >= 0) {
+        if (this.supersededBy[older] == null) {
+          this.supersededCount++;
+        }
         this.supersededBy[older] = row.id;
       }
     }
     this.lastLeafIndex = row.leafIndex;
-  }
-
-  /** The clear fields of the memory at `position`, as filters see them. */
-  filterable(position: number): FilterableMemory {
-    return {
-      metadata: this.metadata[position] as Metadata,
-      namespace: this.namespaces[position] ?? null,
-      createdAtMs: this.createdMs[position] as number,
-      superseded: this.supersededBy[position] != null,
-    };
   }
 
   /** Appends one memory to the columns and the tail; seals the tail when it is full. */
@@ -255,27 +344,21 @@ class UserLog {
     text: { content: string; ascii: boolean; folded?: string },
     attrs: EntryAttributes,
   ): void {
-    const position = this.ids.length;
     const folded = text.folded ?? text.content.toLowerCase();
     const textBytes =
       stringBytes(text.content, text.ascii) +
       (folded === text.content ? 0 : stringBytes(folded, text.ascii));
-    const size = ENTRY_BYTES + stringBytes(id, oneByte(id)) + metadataBytes + textBytes;
-    const chunk = this.hashRoom(position);
-    const to = (position % HASH_CHUNK) * HASH_BYTES;
-    for (let i = 0; i < HASH_BYTES; i++) {
-      chunk[to + i] = hashes[hashOffset + i] as number;
-    }
-    this.ids.push(id);
-    this.leafIndexes.push(leafIndex);
-    this.createdMs.push(createdMs);
-    this.metadata.push(metadata);
-    this.namespaces.push(attrs.namespace);
-    this.supersedes.push(attrs.supersedes);
-    this.supersededBy.push(attrs.supersededBy);
-    this.writers.push(attrs.writer);
-    this.sizes.push(size);
-    this.bytes += size;
+    this.pushColumns(
+      id,
+      leafIndex,
+      createdMs,
+      metadata,
+      metadataBytes + textBytes,
+      hashes,
+      hashOffset,
+      folded.length,
+      attrs,
+    );
     this.tailTexts.push(text.content);
     this.tailFolded.push(folded);
     this.tailAscii.push(text.ascii);
@@ -284,6 +367,117 @@ class UserLog {
     if (this.tailTexts.length >= BLOCK_ENTRIES || this.tailChars >= BLOCK_CHARS) {
       this.seal();
     }
+  }
+
+  /**
+   * Appends one memory's columns (not its text): `size` is its estimated bytes so far,
+   * `foldedLength` the length of its lower-cased text.
+   */
+  private pushColumns(
+    id: string,
+    leafIndex: number,
+    createdMs: number,
+    metadata: Metadata,
+    size: number,
+    hashes: Uint8Array,
+    hashOffset: number,
+    foldedLength: number,
+    attrs: EntryAttributes,
+  ): void {
+    const position = this.ids.length;
+    const total = ENTRY_BYTES + stringBytes(id, oneByte(id)) + size;
+    const chunk = this.hashRoom(position);
+    chunk.set(
+      hashes.subarray(hashOffset, hashOffset + HASH_BYTES),
+      (position % HASH_CHUNK) * HASH_BYTES,
+    );
+    this.ids.push(id);
+    this.lengths.push(foldedLength);
+    this.liveChars += foldedLength;
+    this.leafIndexes.push(leafIndex);
+    this.createdMs.push(createdMs);
+    this.metadata.push(metadata);
+    this.namespaces.push(attrs.namespace);
+    this.supersedes.push(attrs.supersedes);
+    this.supersededBy.push(attrs.supersededBy);
+    if (attrs.supersededBy !== null) {
+      this.supersededCount++;
+    }
+    this.writers.push(attrs.writer);
+    this.sizes.push(total);
+    this.bytes += total;
+  }
+
+  /**
+   * Appends a decoded recall segment (its leaf indices above every one held): when its texts fit
+   * one block, the segment's joined text becomes that block as is (one lower-casing for all);
+   * otherwise memory by memory, as {@link add}.
+   */
+  addSegment(segment: DecodedSegment): void {
+    const count = segment.entries.length;
+    if (count === 0) {
+      return;
+    }
+    if (count > BLOCK_ENTRIES || segment.text.length >= BLOCK_CHARS) {
+      segment.entries.forEach((entry, k) => {
+        const content = segmentContent(segment, k);
+        this.add({ ...entry, supersededBy: null }, content, oneByte(content));
+      });
+      return;
+    }
+    this.sealTail(1);
+    const { text, ends } = segment;
+    let folded = text.toLowerCase();
+    let foldedEnds = ends;
+    if (folded.length !== text.length) {
+      // Lower-casing changed some lengths: fold each content on its own.
+      const texts = segment.entries.map((_, k) => segmentContent(segment, k).toLowerCase());
+      folded = texts.join(SEPARATOR);
+      foldedEnds = endsOf(texts);
+    }
+    const start = this.ids.length;
+    const block: TextBlock = {
+      start,
+      count,
+      text,
+      ends,
+      folded: folded === text ? text : folded,
+      foldedEnds,
+      width: segment.ascii ? 1 : 2,
+      live: count,
+    };
+    segment.entries.forEach((entry, k) => {
+      const metadata =
+        entry.metadataJson === "{}" ? EMPTY_METADATA : parseMetadata(entry.metadataJson);
+      const metadataBytes =
+        metadata === EMPTY_METADATA ? 0 : METADATA_BYTES + 2 * entry.metadataJson.length;
+      const foldedStart = k === 0 ? 0 : (foldedEnds[k - 1] as number) + 1;
+      this.pushColumns(
+        entry.id,
+        entry.leafIndex,
+        entry.createdAtMs,
+        metadata,
+        metadataBytes + blockTextBytes(block, k),
+        entry.leafHash,
+        0,
+        (foldedEnds[k] as number) - foldedStart,
+        {
+          namespace: entry.namespace,
+          supersedes: entry.supersedes,
+          supersededBy: null,
+          writer: writerOf(entry.writerKind, entry.writerKeyId),
+        },
+      );
+      if (entry.supersedes !== null) {
+        this.markSuperseded(entry.supersedes, entry.id);
+      }
+    });
+    this.blocks.push(block);
+    this.tailStart += count;
+    this.lastLeafIndex = Math.max(
+      this.lastLeafIndex,
+      (segment.entries[count - 1] as SegmentEntry).leafIndex,
+    );
   }
 
   /** The hash chunk of `position`, grown (and counted) so that it holds that position. */
@@ -439,6 +633,7 @@ class UserLog {
       block.live--;
     }
     this.sizes[position] = 0;
+    this.liveChars -= this.lengths[position] as number;
     this.ids[position] = "";
     this.metadata[position] = EMPTY_METADATA;
     this.tombstones++;
@@ -459,6 +654,100 @@ class UserLog {
       }
     }
     return this.blocks[low] as TextBlock;
+  }
+
+  /** Records that `id` (held or not) was superseded by `supersededBy`. */
+  markSuperseded(id: string, supersededBy: string): void {
+    const position = this.ids.lastIndexOf(id);
+    if (position >= 0 && this.supersededBy[position] == null) {
+      this.supersededBy[position] = supersededBy;
+      this.supersededCount++;
+    }
+  }
+
+  /**
+   * The live memories of `range` whose ids are in `liveIds`, in leaf order, as segment entries.
+   * @throws Error when a live id of the range is not held (the log does not cover the range).
+   */
+  segmentEntries(
+    range: { readonly firstLeaf: number; readonly endLeaf: number },
+    liveIds: ReadonlySet<string>,
+  ): { entries: SegmentEntry[]; contents: string[] } {
+    const entries: SegmentEntry[] = [];
+    const contents: string[] = [];
+    for (
+      let position = this.positionOfLeaf(range.firstLeaf);
+      position < this.ids.length;
+      position++
+    ) {
+      const leafIndex = this.leafIndexes[position] as number;
+      if (leafIndex >= range.endLeaf) {
+        break;
+      }
+      const id = this.ids[position] as string;
+      if (!this.isLive(position) || !liveIds.has(id)) {
+        continue;
+      }
+      const entry = this.entry(position);
+      entries.push({
+        id,
+        leafIndex,
+        createdAtMs: this.createdMs[position] as number,
+        metadataJson: entry.metadata === EMPTY_METADATA ? "{}" : JSON.stringify(entry.metadata),
+        leafHash: entry.leafHash,
+        namespace: entry.namespace,
+        supersedes: entry.supersedes,
+        writerKind: entry.writtenBy?.kind ?? null,
+        writerKeyId: entry.writtenBy?.kind === "api_key" ? entry.writtenBy.keyId : null,
+      });
+      contents.push(entry.content);
+    }
+    if (entries.length !== liveIds.size) {
+      throw new Error(
+        `the cached log holds ${entries.length} of the ${liveIds.size} live memories of leaves [${range.firstLeaf}, ${range.endLeaf})`,
+      );
+    }
+    return { entries, contents };
+  }
+
+  /** The first position whose leaf index is ≥ `leafIndex` (binary search). */
+  private positionOfLeaf(leafIndex: number): number {
+    let low = 0;
+    let high = this.leafIndexes.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.leafIndexes[middle] as number) < leafIndex) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return low;
+  }
+
+  /** Live memories held. */
+  get liveCount(): number {
+    return this.ids.length - this.tombstones;
+  }
+
+  /**
+   * The inverted index over the lower-cased texts, brought up to date with every memory held
+   * (built on the first relevance query, then extended as memories arrive; counted in `bytes`).
+   * Postings of deleted memories stay until compaction: readers check {@link isLive}.
+   */
+  termIndex(): TermIndex {
+    if (this.terms === null) {
+      this.terms = new TermIndex();
+    }
+    const before = this.terms.bytes;
+    for (let position = this.terms.indexed; position < this.ids.length; position++) {
+      if (this.isLive(position)) {
+        this.terms.add(position, this.folded(position));
+      }
+    }
+    this.terms.indexed = this.ids.length;
+    this.bytes += this.terms.bytes - before;
+    return this.terms;
   }
 
   /** Rebuilds the log without its tombstones. */
@@ -488,6 +777,7 @@ class UserLog {
     this.namespaces = [];
     this.supersedes = [];
     this.supersededBy = [];
+    this.supersededCount = 0;
     this.writers = [];
     this.sizes = [];
     this.hashChunks = [];
@@ -500,6 +790,9 @@ class UserLog {
     this.tailChars = 0;
     this.tombstones = 0;
     this.bytes = LOG_BYTES;
+    this.lengths = [];
+    this.liveChars = 0;
+    this.terms = null;
     let next = 0;
     for (let position = 0; position < old.ids.length; position++) {
       if (old.sizes[position] === 0) {
@@ -538,6 +831,11 @@ export class RecallCache {
   private readonly pageSize: number;
   private readonly overlapMs: number;
   private evictions = 0;
+  private readonly segmentLeaves: number;
+  private segmentsSealed = 0;
+  private sealFailures = 0;
+  /** Users whose segments are being sealed by this process. */
+  private readonly sealing = new Set<string>();
 
   constructor(options: RecallCacheOptions) {
     this.db = options.db;
@@ -545,6 +843,12 @@ export class RecallCache {
     this.maxBytes = options.maxBytes;
     this.pageSize = options.pageSize ?? 10_000;
     this.overlapMs = options.deletionOverlapMs ?? 300_000;
+    this.segmentLeaves = options.segmentLeaves ?? 4096;
+    if (!Number.isSafeInteger(this.segmentLeaves) || this.segmentLeaves < 0) {
+      throw new RangeError(
+        `segmentLeaves must be a non-negative integer, got ${this.segmentLeaves}`,
+      );
+    }
     if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 0) {
       throw new RangeError(`maxBytes must be a non-negative integer, got ${this.maxBytes}`);
     }
@@ -564,8 +868,59 @@ export class RecallCache {
       const log = await this.refresh(userId, dataKey);
       const result = scan(log, query);
       this.keep(userId, log);
+      if (this.fullRangesUnsealed(log) && !this.sealing.has(userId)) {
+        // Off the request path: the answer does not wait; a failure is retried next time.
+        void this.sealRanges(userId, dataKey, log).catch(() => {
+          this.sealFailures++;
+        });
+      }
       return result;
     });
+  }
+
+  /**
+   * Seals every full aligned range of the user's log not sealed yet (what searches start in the
+   * background), and waits for it: tests, benchmarks and rebuilds.
+   * @returns how many segments this call inserted (0 when another instance sealed them first).
+   * @throws database errors; DecryptionError when a stored body does not open.
+   */
+  seal(userId: string, dataKey: Uint8Array): Promise<number> {
+    return this.exclusive(userId, async () => {
+      const log = await this.refresh(userId, dataKey);
+      this.keep(userId, log);
+      return this.sealRanges(userId, dataKey, log);
+    });
+  }
+
+  private fullRangesUnsealed(log: UserLog): boolean {
+    return this.segmentLeaves > 0 && log.sealedEnd + this.segmentLeaves <= log.lastLeafIndex + 1;
+  }
+
+  /**
+   * Seals the log's full ranges from `log.sealedEnd` on, in order, each in its own transaction
+   * (`sealRecallSegment`: the live ids read FOR SHARE, so a deleted memory is never sealed).
+   * The entries come from `log`, which holds every live memory up to its last leaf.
+   */
+  private async sealRanges(userId: string, dataKey: Uint8Array, log: UserLog): Promise<number> {
+    this.sealing.add(userId);
+    let inserted = 0;
+    try {
+      while (this.fullRangesUnsealed(log)) {
+        const range = { firstLeaf: log.sealedEnd, endLeaf: log.sealedEnd + this.segmentLeaves };
+        const done = await sealRecallSegment(this.db, userId, range, (liveIds) => {
+          const { entries, contents } = log.segmentEntries(range, liveIds);
+          return sealSegment(dataKey, userId, range, entries, contents);
+        });
+        if (done) {
+          inserted++;
+          this.segmentsSealed++;
+        }
+        log.sealedEnd = Math.max(log.sealedEnd, range.endLeaf);
+      }
+    } finally {
+      this.sealing.delete(userId);
+    }
+    return inserted;
   }
 
   /** Drops a deleted memory from the user's cached log at once (this process's own deletes). */
@@ -579,7 +934,13 @@ export class RecallCache {
     for (const log of this.logs.values()) {
       bytes += log.bytes;
     }
-    return { users: this.logs.size, bytes, evictions: this.evictions };
+    return {
+      users: this.logs.size,
+      bytes,
+      evictions: this.evictions,
+      segmentsSealed: this.segmentsSealed,
+      sealFailures: this.sealFailures,
+    };
   }
 
   /** Runs `task` after every earlier task of the same user (refreshes never interleave). */
@@ -618,6 +979,9 @@ export class RecallCache {
       const body = plaintext.subarray(SALT_BYTES);
       log.add(row, decoder.decode(body), isAscii(body));
     };
+    if (!cached && this.segmentLeaves > 0) {
+      await this.loadSegments(userId, dataKey, log);
+    }
     let deletedSince: Date | null = cached ? log.deletionsCheckedAt : null;
     for (;;) {
       const page = await readRecallPage(
@@ -637,6 +1001,32 @@ export class RecallCache {
     log.sealTail(TAIL_ENTRIES);
     log.deletionsCheckedAt = new Date(checkStartedAt - this.overlapMs);
     return log;
+  }
+
+  /**
+   * A cold load's first part: the user's segments, in one query, from leaf 0 while they follow
+   * one another, each opened and decoded into the log; then the superseded marks of their
+   * memories (segments do not keep that mutable field). The rows after them come next.
+   */
+  private async loadSegments(userId: string, dataKey: Uint8Array, log: UserLog): Promise<void> {
+    let end = 0;
+    let contiguous = true;
+    await streamRecallSegments(this.db, userId, (segment) => {
+      if (!contiguous || segment.firstLeaf !== end) {
+        contiguous = false;
+        return;
+      }
+      log.addSegment(openSegment(dataKey, segment));
+      end = segment.endLeaf;
+    });
+    if (end === 0) {
+      return;
+    }
+    for (const [id, supersededBy] of await listSupersededBefore(this.db, userId, end)) {
+      log.markSuperseded(id, supersededBy);
+    }
+    log.lastLeafIndex = Math.max(log.lastLeafIndex, end - 1);
+    log.sealedEnd = end;
   }
 
   /** Keeps `log` as the most recently used, then evicts least recently used users past the cap. */
@@ -717,14 +1107,14 @@ function scan(log: UserLog, query: RecallQuery): RecallResult {
   if (query.limit < 1) {
     return { items: [], scanned: 0, more: false };
   }
-  const filter = compileFilter(query.filter);
+  const filter = compileFilter(query.filter, log);
   const verdicts = new Uint8Array(log.ids.length);
   const accept = (position: number): boolean => {
     const known = verdicts[position] as number;
     if (known !== 0) {
       return known === 1;
     }
-    const ok = log.isLive(position) && filter(log.filterable(position));
+    const ok = log.isLive(position) && filter(position);
     verdicts[position] = ok ? 1 : 2;
     return ok;
   };
@@ -739,26 +1129,39 @@ function scan(log: UserLog, query: RecallQuery): RecallResult {
   const want = query.limit + 1;
   const { found, scanned } =
     query.query === undefined
-      ? newestMatching(log, acceptBefore, want)
+      ? newestMatching(log, filter, before ?? Number.POSITIVE_INFINITY, want)
       : substringMatches(log, query.query, query.caseSensitive, acceptBefore, want);
   const page = found.slice(0, query.limit);
   return { items: page.map((p) => log.entry(p)), scanned, more: found.length > query.limit };
 }
 
-/** Positions of the newest `want` memories passing `accept`, newest first. */
+/**
+ * Positions of the newest `want` memories passing `filter` (and before the cursor's leaf index),
+ * newest first: one pass over the columns, newest down.
+ */
 function newestMatching(
   log: UserLog,
-  accept: (position: number) => boolean,
+  filter: MemoryPredicate,
+  before: number,
   want: number,
 ): { found: number[]; scanned: number } {
   const found: number[] = [];
   let scanned = 0;
-  for (let position = log.ids.length - 1; position >= 0 && found.length < want; position--) {
-    if (!log.isLive(position)) {
+  const { sizes, leafIndexes } = log;
+  let position = log.ids.length - 1;
+  // Skip what the cursor already returned (leaf indices ascend with positions).
+  while (position >= 0 && (leafIndexes[position] as number) >= before) {
+    if (sizes[position] !== 0) {
+      scanned++;
+    }
+    position--;
+  }
+  for (; position >= 0 && found.length < want; position--) {
+    if (sizes[position] === 0) {
       continue;
     }
     scanned++;
-    if (accept(position)) {
+    if (filter(position)) {
       found.push(position);
     }
   }
@@ -818,111 +1221,94 @@ function substringMatches(
 }
 
 /**
- * Relevance ranking (relevance.ts): per query term, its word-bounded occurrences in every live
- * text (one `indexOf` pass over each block's lower-cased texts), document frequencies over the
- * live memories, then the BM25 score of each memory passing `accept` that holds a term; sorted by
- * score, then leaf index, both descending, and cut after the cursor.
+ * Relevance ranking (relevance.ts) over the log's inverted index: each query term's postings
+ * give its live document frequency and the BM25 contributions; the memories passing `accept` and
+ * coming after the cursor are kept in a bounded sorted list of `limit + 1` (score, then leaf
+ * index, both descending).
  */
 function rankByRelevance(
   log: UserLog,
   query: RecallQuery,
   accept: (position: number) => boolean,
 ): RecallResult {
-  const terms = queryTerms(query.query ?? "");
-  const count = log.ids.length;
-  const lengths = new Float64Array(count);
-  let live = 0;
-  let totalLength = 0;
-  for (const block of log.blocks) {
-    for (let k = 0; k < block.count; k++) {
-      if (log.isLive(block.start + k)) {
-        const length =
-          (block.foldedEnds[k] as number) - (k === 0 ? 0 : (block.foldedEnds[k - 1] as number) + 1);
-        lengths[block.start + k] = length;
-        live++;
-        totalLength += length;
+  const index = log.termIndex();
+  const live = log.liveCount;
+  const averageLength = live === 0 ? 0 : log.liveChars / live;
+  const scores = new Float64Array(log.ids.length);
+  const touched: number[] = [];
+  for (const term of queryTerms(query.query ?? "")) {
+    const postings = index.terms.get(term);
+    if (!postings) {
+      continue;
+    }
+    let documents = 0;
+    for (let i = 0; i < postings.length; i++) {
+      if (log.isLive(postings.positions[i] as number)) {
+        documents++;
       }
     }
-  }
-  log.tailFolded.forEach((text, k) => {
-    if (log.isLive(log.tailStart + k)) {
-      lengths[log.tailStart + k] = text.length;
-      live++;
-      totalLength += text.length;
-    }
-  });
-  const averageLength = live === 0 ? 0 : totalLength / live;
-  const frequencies = terms.map((term) => termFrequencies(log, term));
-  const scores: { position: number; score: number }[] = [];
-  const idfs = frequencies.map(({ documents }) => inverseDocumentFrequency(live, documents));
-  for (let position = 0; position < count; position++) {
-    let score = 0;
-    for (let t = 0; t < terms.length; t++) {
-      const tf = (frequencies[t] as { counts: Uint32Array }).counts[position] as number;
-      if (tf > 0) {
-        score += termScore(idfs[t] as number, tf, lengths[position] as number, averageLength);
+    const idf = inverseDocumentFrequency(live, documents);
+    for (let i = 0; i < postings.length; i++) {
+      const position = postings.positions[i] as number;
+      if (!log.isLive(position)) {
+        continue;
       }
-    }
-    if (score > 0 && accept(position)) {
-      scores.push({ position, score });
+      if (scores[position] === 0) {
+        touched.push(position);
+      }
+      scores[position] =
+        (scores[position] as number) +
+        termScore(
+          idf,
+          postings.counts[i] as number,
+          log.lengths[position] as number,
+          averageLength,
+        );
     }
   }
   const leafOf = (position: number) => log.leafIndexes[position] as number;
-  scores.sort((a, b) => b.score - a.score || leafOf(b.position) - leafOf(a.position));
-  const after = query.after;
-  const from =
-    after?.rank === "relevance"
-      ? scores.findIndex(
-          ({ position, score }) =>
-            score < after.score || (score === after.score && leafOf(position) < after.leafIndex),
-        )
-      : 0;
-  const rest = from < 0 ? [] : scores.slice(from);
-  const page = rest.slice(0, query.limit);
-  return {
-    items: page.map(({ position, score }) => ({ ...log.entry(position), score })),
-    scanned: live,
-    more: rest.length > query.limit,
-  };
-}
-
-/**
- * Occurrences of `term` (lower-cased, word-bounded) in each live memory's lower-cased text, by
- * position, and how many live memories hold it.
- */
-function termFrequencies(log: UserLog, term: string): { counts: Uint32Array; documents: number } {
-  const counts = new Uint32Array(log.ids.length);
-  let documents = 0;
-  const count = (position: number) => {
-    if (counts[position] === 0 && log.isLive(position)) {
-      documents++;
+  const after = query.after?.rank === "relevance" ? query.after : undefined;
+  const want = query.limit + 1;
+  // best[0] is the best kept; a candidate enters when it beats the worst kept.
+  const best: number[] = [];
+  const ahead = (a: number, b: number) =>
+    (scores[a] as number) > (scores[b] as number) ||
+    (scores[a] === scores[b] && leafOf(a) > leafOf(b));
+  for (const position of touched) {
+    const score = scores[position] as number;
+    if (
+      after !== undefined &&
+      !(score < after.score || (score === after.score && leafOf(position) < after.leafIndex))
+    ) {
+      continue;
     }
-    if (log.isLive(position)) {
-      counts[position] = (counts[position] as number) + 1;
+    if (best.length === want && !ahead(position, best[want - 1] as number)) {
+      continue;
     }
-  };
-  for (const block of log.blocks) {
-    const text = block.folded;
-    const ends = block.foldedEnds;
-    let k = 0;
-    for (let at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + term.length)) {
-      while ((ends[k] as number) < at) {
-        k++;
+    if (!accept(position)) {
+      continue;
+    }
+    let low = 0;
+    let high = best.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (ahead(best[middle] as number, position)) {
+        low = middle + 1;
+      } else {
+        high = middle;
       }
-      const end = at + term.length;
-      if (end <= (ends[k] as number) && !isWordCharAt(text, at - 1) && !isWordCharAt(text, end)) {
-        count(block.start + k);
-      }
+    }
+    best.splice(low, 0, position);
+    if (best.length > want) {
+      best.pop();
     }
   }
-  log.tailFolded.forEach((text, k) => {
-    for (let at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + term.length)) {
-      if (!isWordCharAt(text, at - 1) && !isWordCharAt(text, at + term.length)) {
-        count(log.tailStart + k);
-      }
-    }
-  });
-  return { counts, documents };
+  const page = best.slice(0, query.limit);
+  return {
+    items: page.map((position) => ({ ...log.entry(position), score: scores[position] as number })),
+    scanned: live,
+    more: best.length > query.limit,
+  };
 }
 
 /**

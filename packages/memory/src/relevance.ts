@@ -1,8 +1,9 @@
 /**
  * Relevance ranking of recall (`rank: "relevance"`, docs/protocol.md §4): Okapi BM25 over the
- * decrypted texts held in the recall cache, computed at query time (no index is persisted, so no
- * plaintext reaches the disk). Terms are the query's runs of letters and digits, lower-cased; a
- * term occurs in a text where it appears with no letter or digit right before or after it.
+ * decrypted texts held in the recall cache, through an inverted index the cache builds in process
+ * memory (never persisted, so no plaintext reaches the disk). Terms are the maximal runs of
+ * letters and digits of the lower-cased text (and of the lower-cased query): a term occurs in a
+ * text where it appears with no letter or digit right before or after it.
  * Document length is counted in characters (so `avgdl` too), a standard BM25 variant.
  * Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond" (2009), eq. 3.
  * @module
@@ -13,7 +14,6 @@ export const BM25_K1 = 1.2;
 /** BM25 length normalisation. */
 export const BM25_B = 0.75;
 
-const WORD_CHAR = /[\p{L}\p{N}]/u;
 const TERM = /[\p{L}\p{N}]+/gu;
 
 /** The distinct terms of `query`, lower-cased, in first-appearance order; at most 32. */
@@ -26,24 +26,6 @@ export function queryTerms(query: string): string[] {
     }
   }
   return [...terms];
-}
-
-/** True when the character at `index` of `text` is a letter or digit (false outside the text). */
-export function isWordCharAt(text: string, index: number): boolean {
-  if (index < 0 || index >= text.length) {
-    return false;
-  }
-  const code = text.charCodeAt(index);
-  if (code < 0x80) {
-    return (
-      (code >= 0x30 && code <= 0x39) ||
-      (code >= 0x61 && code <= 0x7a) ||
-      (code >= 0x41 && code <= 0x5a)
-    );
-  }
-  // A surrogate pair: test the whole code point.
-  const point = text.codePointAt(code >= 0xdc00 && code <= 0xdfff ? index - 1 : index) ?? code;
-  return WORD_CHAR.test(String.fromCodePoint(point));
 }
 
 /**

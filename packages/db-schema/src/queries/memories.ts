@@ -25,6 +25,7 @@ import {
 import type { Executor, Transaction } from "../client.js";
 import { TreeSaveConflictError, treeSaveConflicts } from "../errors.js";
 import { type Memory, memories, type WriterKind } from "../schema/memories.js";
+import type { RecallSegmentRow } from "../schema/recall-segments.js";
 import { users } from "../schema/users.js";
 import {
   decodeNumberCursor,
@@ -47,6 +48,11 @@ import {
   treesUpdate,
   type UserNode,
 } from "./_tree-store.js";
+import {
+  dropRecallSegmentOf,
+  resealRecallSegmentOf,
+  type SealedSegment,
+} from "./recall-segments.js";
 
 export type { SavedTree } from "./_tree-store.js";
 
@@ -784,9 +790,14 @@ export async function listDeletedSince(
 
 /**
  * Deletes the user's memory `id`: nulls its ciphertext and iv and sets `deletedAt`; the leaf hash,
- * leaf index and tree nodes stay, so roots and proofs stay valid (docs/protocol.md §5, §1).
+ * leaf index and tree nodes stay, so roots and proofs stay valid (docs/protocol.md §5, §1). In the
+ * same transaction, the recall segment holding the memory (docs/data-model.md "Recall segments")
+ * is re-sealed without it by `reseal`, or dropped when no `reseal` is given, so no segment ever
+ * keeps a deleted memory's content.
  * @param confinedTo the credential's namespace confinement (null: none): a memory outside it is
  *   not deleted.
+ * @param reseal builds the covering segment again without the memory (given the segment row and
+ *   the deleted memory's id).
  * @returns true when a live memory of `userId` was deleted; false when unknown, another user's,
  *   outside `confinedTo`, or already deleted.
  */
@@ -796,20 +807,31 @@ export async function deleteMemory(
   id: string,
   now: Date = new Date(),
   confinedTo: string | null = null,
+  reseal?: (segment: RecallSegmentRow, memoryId: string) => SealedSegment,
 ): Promise<boolean> {
-  const rows = await db
-    .update(memories)
-    .set({ ciphertext: null, iv: null, deletedAt: now })
-    .where(
-      and(
-        eq(memories.userId, userId),
-        eq(memories.id, id),
-        isNull(memories.deletedAt),
-        confinedTo === null ? undefined : namespaceUnder(confinedTo),
-      ),
-    )
-    .returning({ id: memories.id });
-  return rows.length === 1;
+  return db.transaction(async (tx) => {
+    const [deleted] = await tx
+      .update(memories)
+      .set({ ciphertext: null, iv: null, deletedAt: now })
+      .where(
+        and(
+          eq(memories.userId, userId),
+          eq(memories.id, id),
+          isNull(memories.deletedAt),
+          confinedTo === null ? undefined : namespaceUnder(confinedTo),
+        ),
+      )
+      .returning({ leafIndex: memories.leafIndex });
+    if (!deleted) {
+      return false;
+    }
+    if (reseal) {
+      await resealRecallSegmentOf(tx, userId, deleted.leafIndex, (segment) => reseal(segment, id));
+    } else {
+      await dropRecallSegmentOf(tx, userId, deleted.leafIndex);
+    }
+    return true;
+  });
 }
 
 /**

@@ -31,6 +31,7 @@ export {
   memoryEvents,
 } from "./memory-events.js";
 export { type MerkleNodeRow, merkleNodes } from "./merkle-nodes.js";
+export { type RecallSegmentRow, recallSegments } from "./recall-segments.js";
 export {
   NONCE_PURPOSES,
   type NoncePurpose,

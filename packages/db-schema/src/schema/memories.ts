@@ -64,6 +64,8 @@ export const memories = pgTable(
     index("memories_user_namespace_idx")
       .on(t.userId, sql`${t.namespace} text_pattern_ops`)
       .where(sql`${t.namespace} is not null`),
+    // Cold recall from segments: the user's superseded memories (few).
+    index("memories_superseded_idx").on(t.userId).where(sql`${t.supersededBy} is not null`),
     // A memory is superseded at most once (PUT /memories/:id: one of two concurrent updates wins).
     uniqueIndex("memories_user_supersedes_unique")
       .on(t.userId, t.supersedes)

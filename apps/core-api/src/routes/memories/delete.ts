@@ -32,7 +32,8 @@ export function registerDeleteMemory(app: App, deps: AppDeps, services: Services
     },
   });
   app.openapi(route, async (c) => {
-    await services.memories.delete(c.var.auth, c.req.valid("param").id);
+    const auth = c.var.auth;
+    await services.memories.delete(auth, services.dataKeys.of(auth), c.req.valid("param").id);
     return c.body(null, 204);
   });
 }

@@ -1,0 +1,43 @@
+/**
+ * `@svc/client`: the typed TypeScript SDK of the verifiable memory core API. Types are
+ * generated from core-api's OpenAPI document (src/generated/core-api.ts); requests go through
+ * openapi-fetch. Browser-safe: checking proofs against the chain is in `@svc/client/verify`.
+ * @module
+ */
+export {
+  BATCH_MAX_BODY_BYTES,
+  BATCH_MAX_ITEMS,
+  type ClientOptions,
+  createClient,
+  type RawClient,
+  type RememberManyOptions,
+  type SvcClient,
+  unwrap,
+  type WalletSignInOptions,
+} from "./client.js";
+export {
+  type BatchProgress,
+  type ClientErrorCode,
+  REQUEST_ID_HEADER,
+  SvcError,
+  type SvcErrorInit,
+} from "./errors.js";
+export {
+  backoffMs,
+  RETRIED_METHODS,
+  RETRIED_STATUSES,
+  type RetryEvent,
+  type RetryOptions,
+  retryAfterMs,
+} from "./http.js";
+export type {
+  AdapterWallet,
+  KeypairLike,
+  PublicKeyLike,
+  SecretKeyInput,
+  SignInWallet,
+  SignMessageOutput,
+  StandardWallet,
+  StandardWalletAccount,
+} from "./signing.js";
+export type * from "./types.js";

@@ -1,0 +1,144 @@
+/**
+ * `@svc/client/verify`: checking a memory against the chain without trusting the API.
+ *
+ * A separate entry point because `@svc/verifier` (the same checks as the `svc-verify` command)
+ * uses Node modules (`node:crypto`, `Buffer`, `@solana/web3.js` for the PDA): importing
+ * `@svc/client` alone keeps a browser bundle free of them. Use this entry from Node (agents,
+ * servers, scripts, auditors).
+ * @module
+ */
+import {
+  type OnChainCommitment,
+  type ReadAccountOptions,
+  type VerifyReason,
+  verifyBundle,
+} from "@svc/verifier";
+import type { SvcClient } from "./client.js";
+import type { ProofBundle } from "./types.js";
+
+export type { OnChainCommitment, VerifyReason };
+
+/**
+ * Which chain to read, and what to pin. Give `rpcUrl` or `connection`: the Solana JSON-RPC
+ * endpoint *you* trust (never the memory API).
+ */
+export interface ChainVerifyOptions extends ReadAccountOptions {
+  /** A Solana JSON-RPC URL, e.g. `https://api.devnet.solana.com`. */
+  readonly rpcUrl?: string;
+  /** A web3.js `Connection` (or anything with its `rpcEndpoint`): its endpoint is read. */
+  readonly connection?: { readonly rpcEndpoint: string };
+  /** The commitment program id to derive the account under; default the bundle's own. Pin it. */
+  readonly programId?: string;
+  /** The commitment account's expected authority (the service's anchoring key, `GET /info`). Pin it. */
+  readonly authority?: string;
+}
+
+/** Options of {@link verify}. */
+export interface VerifyOptions extends ChainVerifyOptions {
+  /**
+   * Also fetch the memory (`GET /memories/:id`) and check its content against the leaf's
+   * `contentHash`; default true. False checks only that the leaf is on chain.
+   */
+  readonly checkContent?: boolean;
+}
+
+/** The outcome of a check against the chain. */
+export interface VerifyOutcome {
+  /** True only when every check passed against the on-chain commitment. */
+  readonly ok: boolean;
+  /**
+   * Why not, when `ok` is false (absent when ok): `not_anchored`, `leaf_mismatch`,
+   * `content_mismatch`, `account_mismatch`, `account_not_found`, `invalid_account`,
+   * `authority_mismatch`, `stale_checkpoint` (fetch a fresh proof), `checkpoint_mismatch`,
+   * `proof_invalid`, `malformed_bundle`, or `chain_unavailable` — the chain could not be read, so
+   * the answer is *unknown*, not negative.
+   */
+  readonly reason?: VerifyReason;
+  /** One human-readable sentence. */
+  readonly message: string;
+  /** The commitment account as read from the chain (null when not read). */
+  readonly onChain: OnChainCommitment | null;
+  /** Whether the memory's content was checked against the leaf too. */
+  readonly contentChecked: boolean;
+}
+
+/** The RPC endpoint of `rpcUrl` or `connection`. @throws TypeError when neither is given. */
+function rpcUrlOf(options: ChainVerifyOptions): string {
+  const url = options.rpcUrl ?? options.connection?.rpcEndpoint;
+  if (typeof url !== "string" || url === "") {
+    throw new TypeError("give rpcUrl or connection: the chain RPC to verify against");
+  }
+  return url;
+}
+
+/**
+ * Checks a proof bundle (from `prove`, or a memory of a grant answer with its nested `proof`)
+ * against the commitment account read from the chain — the checks of `svc-verify`
+ * (docs/protocol.md §6.7): leaf hash, content hash (when `content` is given, or the input carries
+ * it), the owner's PDA, the account's owner/authority, the checkpoint against the on-chain root
+ * and count, and the inclusion proof.
+ * @param content the memory's text, to check against the leaf.
+ * @returns `{ ok, reason?, message, onChain, contentChecked }`; never throws for a bad bundle or
+ *   an unreachable chain (`malformed_bundle`, `chain_unavailable`).
+ * @throws TypeError when neither `rpcUrl` nor `connection` is given.
+ */
+export async function verifyProof(
+  bundle: ProofBundle | unknown,
+  options: ChainVerifyOptions & { readonly content?: string },
+): Promise<VerifyOutcome> {
+  const { rpcUrl: _rpcUrl, connection: _connection, ...rest } = options;
+  const result = await verifyBundle(bundle, { ...rest, rpcUrl: rpcUrlOf(options) });
+  return {
+    ok: result.verified,
+    ...(result.reason === null ? {} : { reason: result.reason }),
+    message: result.message,
+    onChain: result.onChain,
+    contentChecked: result.contentChecked,
+  };
+}
+
+/**
+ * Verifies memory `id` without trusting the API: fetches its proof bundle (and, by default, the
+ * memory to check its content) through `client`, then checks them against the commitment
+ * account read from the chain RPC you name (see {@link verifyProof}).
+ * @example const { ok, reason } = await verify(client, id, { rpcUrl: "https://api.devnet.solana.com", authority });
+ * @returns `{ ok: true, … }`, or `{ ok: false, reason, … }` — including `not_anchored` for a
+ *   memory the service has not anchored yet.
+ * @throws SvcError when the API does not hand out the bundle or the memory (`not_found`,
+ *   `unauthorized`, …).
+ * @throws TypeError when neither `rpcUrl` nor `connection` is given.
+ */
+export async function verify(
+  client: SvcClient,
+  id: string,
+  options: VerifyOptions,
+): Promise<VerifyOutcome> {
+  rpcUrlOf(options);
+  const { checkContent = true, ...chain } = options;
+  const [bundle, memory] = await Promise.all([
+    client.prove(id),
+    checkContent ? client.get(id) : Promise.resolve(null),
+  ]);
+  return verifyProof(bundle, memory === null ? chain : { ...chain, content: memory.content });
+}
+
+/** A client with {@link verify} as a method. */
+export type VerifyingClient<C extends SvcClient = SvcClient> = C & {
+  /**
+   * {@link verify} with this client: checks memory `id` against the chain, trusting the API for
+   * nothing. @returns `{ ok, reason?, message, onChain, contentChecked }`. @throws SvcError,
+   * TypeError as {@link verify}.
+   */
+  verify(id: string, options: VerifyOptions): Promise<VerifyOutcome>;
+};
+
+/**
+ * Adds `verify(id, options)` to a client (the same object, extended).
+ * @example const client = withVerify(createClient({ baseUrl, apiKey }));
+ * await client.verify(id, { rpcUrl });
+ */
+export function withVerify<C extends SvcClient>(client: C): VerifyingClient<C> {
+  return Object.assign(client, {
+    verify: (id: string, options: VerifyOptions) => verify(client, id, options),
+  });
+}

@@ -1,0 +1,202 @@
+/**
+ * The plaintext of a sealed recall segment, format 1 (docs/data-model.md "Recall segments"):
+ * column-wise binary, little-endian, compressed with raw DEFLATE (RFC 1951) before it is sealed,
+ * laid out so that a cold load turns a segment into one recall text block without touching each
+ * content on its own.
+ *
+ *     u32 count
+ *     u8[count]      flags: bit 0 namespace, bit 1 supersedes, bit 2 writer session,
+ *                    bit 3 writer api_key (a keyId follows), bit 4 content is ASCII;
+ *                    no writer bit: a version-1 leaf
+ *     f64[count]     leaf indices
+ *     f64[count]     createdAt, epoch milliseconds
+ *     32 × count     leaf hashes
+ *     u32[count]     content ends: UTF-16 offset just past content k in the joined contents
+ *     count × entry  str id, str metadata (its JSON), [str namespace], [str supersedes], [str keyId]
+ *     str            the contents joined by U+0000 (a content may hold U+0000 too: the ends
+ *                    delimit them)
+ *     str = u32 byte length ‖ UTF-8 bytes
+ *
+ * No salt is kept (recall never needs it; proofs read the memory rows).
+ * @module
+ */
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+
+/** The segment format this code writes and reads. */
+export const SEGMENT_FORMAT = 1;
+
+/** The clear fields of one memory inside a segment. */
+export interface SegmentEntry {
+  readonly id: string;
+  readonly leafIndex: number;
+  readonly createdAtMs: number;
+  /** The metadata's JSON text (`"{}"` when empty). */
+  readonly metadataJson: string;
+  /** 32 bytes. */
+  readonly leafHash: Uint8Array;
+  readonly namespace: string | null;
+  readonly supersedes: string | null;
+  readonly writerKind: "session" | "api_key" | null;
+  readonly writerKeyId: string | null;
+}
+
+/** A decoded segment: its entries and their contents, joined as one recall text block. */
+export interface DecodedSegment {
+  readonly entries: SegmentEntry[];
+  /** The contents joined by U+0000. */
+  readonly text: string;
+  /** UTF-16 offset just past each content in `text` (the next starts one further). */
+  readonly ends: Int32Array;
+  /** True when every content is ASCII. */
+  readonly ascii: boolean;
+}
+
+const NAMESPACE = 1;
+const SUPERSEDES = 2;
+const SESSION = 4;
+const API_KEY = 8;
+const ASCII = 16;
+const HASH_BYTES = 32;
+const SEPARATOR = "\u0000";
+
+/**
+ * Encodes `entries` (in leaf order) with their `contents` (same order) as a compressed format-1
+ * segment plaintext.
+ * @throws RangeError when the two lists differ in length.
+ */
+export function encodeSegment(
+  entries: readonly SegmentEntry[],
+  contents: readonly string[],
+): Uint8Array {
+  if (entries.length !== contents.length) {
+    throw new RangeError("one content per entry");
+  }
+  const count = entries.length;
+  const joined = contents.join(SEPARATOR);
+  const strings: string[] = [];
+  const flags = new Uint8Array(count);
+  entries.forEach((e, k) => {
+    const content = contents[k] as string;
+    flags[k] =
+      (e.namespace !== null ? NAMESPACE : 0) |
+      (e.supersedes !== null ? SUPERSEDES : 0) |
+      (e.writerKind === "session" ? SESSION : 0) |
+      (e.writerKind === "api_key" ? API_KEY : 0) |
+      (Buffer.byteLength(content) === content.length ? ASCII : 0);
+    strings.push(e.id, e.metadataJson);
+    if (e.namespace !== null) {
+      strings.push(e.namespace);
+    }
+    if (e.supersedes !== null) {
+      strings.push(e.supersedes);
+    }
+    if (e.writerKind === "api_key") {
+      strings.push(e.writerKeyId ?? "");
+    }
+  });
+  strings.push(joined);
+  let size = 4 + count * (1 + 8 + 8 + HASH_BYTES + 4);
+  for (const value of strings) {
+    size += 4 + Buffer.byteLength(value);
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = out.writeUInt32LE(count, 0);
+  out.set(flags, at);
+  at += count;
+  for (const e of entries) {
+    at = out.writeDoubleLE(e.leafIndex, at);
+  }
+  for (const e of entries) {
+    at = out.writeDoubleLE(e.createdAtMs, at);
+  }
+  for (const e of entries) {
+    out.set(e.leafHash.subarray(0, HASH_BYTES), at);
+    at += HASH_BYTES;
+  }
+  let end = 0;
+  for (const content of contents) {
+    end += content.length;
+    at = out.writeUInt32LE(end, at);
+    end += 1;
+  }
+  for (const value of strings) {
+    const length = out.write(value, at + 4, "utf8");
+    out.writeUInt32LE(length, at);
+    at += 4 + length;
+  }
+  return deflateRawSync(out, { level: 1 });
+}
+
+/**
+ * Decodes a format-1 segment plaintext. The entries' `leafHash` are views into one buffer.
+ * @throws RangeError when the plaintext does not inflate, is truncated or holds trailing bytes.
+ */
+export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
+  let bytes: Buffer;
+  try {
+    bytes = inflateRawSync(plaintext);
+  } catch {
+    throw new RangeError("recall segment plaintext does not inflate");
+  }
+  let at = 0;
+  const need = (n: number) => {
+    if (at + n > bytes.length) {
+      throw new RangeError("recall segment plaintext is truncated");
+    }
+  };
+  const text = () => {
+    need(4);
+    const length = bytes.readUInt32LE(at);
+    need(4 + length);
+    const value = bytes.toString("utf8", at + 4, at + 4 + length);
+    at += 4 + length;
+    return value;
+  };
+  need(4);
+  const count = bytes.readUInt32LE(0);
+  at = 4;
+  need(count * (1 + 8 + 8 + HASH_BYTES + 4));
+  const flagsAt = at;
+  const leafAt = flagsAt + count;
+  const timeAt = leafAt + 8 * count;
+  const hashAt = timeAt + 8 * count;
+  const endsAt = hashAt + HASH_BYTES * count;
+  at = endsAt + 4 * count;
+  const entries: SegmentEntry[] = [];
+  const ends = new Int32Array(count);
+  let ascii = true;
+  for (let k = 0; k < count; k++) {
+    const flags = bytes[flagsAt + k] as number;
+    ascii &&= (flags & ASCII) !== 0;
+    ends[k] = bytes.readUInt32LE(endsAt + 4 * k);
+    const id = text();
+    const metadataJson = text();
+    const namespace = flags & NAMESPACE ? text() : null;
+    const supersedes = flags & SUPERSEDES ? text() : null;
+    const writerKind = flags & API_KEY ? "api_key" : flags & SESSION ? "session" : null;
+    entries.push({
+      id,
+      leafIndex: bytes.readDoubleLE(leafAt + 8 * k),
+      createdAtMs: bytes.readDoubleLE(timeAt + 8 * k),
+      metadataJson,
+      leafHash: bytes.subarray(hashAt + HASH_BYTES * k, hashAt + HASH_BYTES * (k + 1)),
+      namespace,
+      supersedes,
+      writerKind,
+      writerKeyId: flags & API_KEY ? text() : null,
+    });
+  }
+  const joined = text();
+  if (at !== bytes.length) {
+    throw new RangeError("recall segment plaintext has trailing bytes");
+  }
+  if (count > 0 && ends[count - 1] !== joined.length) {
+    throw new RangeError("recall segment content ends do not match its text");
+  }
+  return { entries, text: joined, ends, ascii };
+}
+
+/** Content `k` of a decoded segment. */
+export function segmentContent(segment: DecodedSegment, k: number): string {
+  return segment.text.slice(k === 0 ? 0 : (segment.ends[k - 1] as number) + 1, segment.ends[k]);
+}

@@ -1,0 +1,241 @@
+/**
+ * Sealed recall segments (docs/data-model.md "Recall segments") against real PostgreSQL and real
+ * AES-GCM: sealing full ranges (idempotent, two instances racing), cold loads from segments equal
+ * to cold loads from the rows, deletion that re-seals in its own transaction (no trace of the
+ * content in any segment; the root and the other proofs unchanged), a deletion racing a seal, and
+ * a rebuild (drop every segment, seal again, same answers).
+ */
+import { randomBytes } from "node:crypto";
+import { inflateRawSync } from "node:zlib";
+import { systemClock } from "@svc/auth";
+import {
+  deleteMemory,
+  deleteRecallSegments,
+  listRecallSegments,
+  type RecallSegmentRow,
+} from "@svc/db-schema";
+import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
+import { DecryptionError, decryptSegment } from "@svc/envelope-crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AppendQueue,
+  MemoryService,
+  ProofService,
+  RecallCache,
+  type RecallQuery,
+} from "../src/index.js";
+import { openSegment } from "../src/segments.js";
+import {
+  createTestOwner,
+  offlineChain,
+  persistedRoot,
+  recordCheckpoint,
+  type TestOwner,
+} from "../src/testing/index.js";
+
+let t: TestDatabase;
+const masterKey = randomBytes(32);
+const clock = systemClock;
+const LEAVES = 64;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+function cache(segmentLeaves = LEAVES) {
+  return new RecallCache({ db: t.db, clock, maxBytes: 1 << 30, segmentLeaves });
+}
+
+/** A user with `count` memories `memory <i> …`, written through the memory service. */
+async function userWith(
+  count: number,
+): Promise<{ user: TestOwner; service: MemoryService; ids: string[] }> {
+  const user = await createTestOwner(t.db, masterKey);
+  const service = new MemoryService({
+    db: t.db,
+    clock,
+    appendQueue: new AppendQueue(t.db),
+    recall: cache(),
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 50) {
+    const created = await service.createAll(
+      user.owner,
+      user.dataKey,
+      Array.from({ length: Math.min(50, count - i) }, (_, k) => ({
+        content: `memory ${i + k} ${k % 3 === 0 ? "ALPHA" : "beta"} ünïcode`,
+        metadata: { i: i + k, even: (i + k) % 2 === 0 },
+        ...(k % 5 === 0 ? { namespace: `ns/${k % 2}` } : {}),
+      })),
+    );
+    ids.push(...created.map((m) => m.id));
+  }
+  return { user, service, ids };
+}
+
+/** Every entry of every segment of the user, decrypted. */
+async function segmentContents(user: TestOwner): Promise<{ ids: string[]; plaintexts: Buffer[] }> {
+  const segments = await listRecallSegments(t.db, user.owner.userId);
+  const ids: string[] = [];
+  const plaintexts = segments.map((segment: RecallSegmentRow) => {
+    ids.push(...openSegment(user.dataKey, segment).entries.map((entry) => entry.id));
+    // The whole inflated plaintext, every byte of it searched.
+    return inflateRawSync(
+      decryptSegment(
+        user.dataKey,
+        { iv: segment.iv, ciphertext: segment.ciphertext },
+        { userId: segment.userId, firstLeaf: segment.firstLeaf, endLeaf: segment.endLeaf },
+      ),
+    );
+  });
+  return { ids, plaintexts };
+}
+
+const QUERIES: RecallQuery[] = [
+  { query: "alpha", caseSensitive: false, filter: {}, rank: "recency", limit: 200 },
+  { query: "ünïcode", caseSensitive: true, filter: {}, rank: "recency", limit: 7 },
+  { caseSensitive: false, filter: { metadata: { even: true } }, rank: "recency", limit: 200 },
+  { caseSensitive: false, filter: { namespacePrefix: "ns/" }, rank: "recency", limit: 200 },
+  { query: "memory beta", caseSensitive: false, filter: {}, rank: "relevance", limit: 30 },
+  {
+    query: "memory",
+    caseSensitive: false,
+    filter: { includeSuperseded: true },
+    rank: "recency",
+    limit: 200,
+  },
+];
+
+/** The answers of QUERIES on a fresh (cold) cache with the given segment size. */
+async function coldAnswers(user: TestOwner, segmentLeaves: number) {
+  const fresh = cache(segmentLeaves);
+  const answers = [];
+  for (const query of QUERIES) {
+    const result = await fresh.search(user.owner.userId, user.dataKey, query);
+    answers.push({
+      ids: result.items.map((e) => e.id),
+      contents: result.items.map((e) => e.content),
+      scores: result.items.map((e) => e.score),
+      superseded: result.items.map((e) => e.supersededBy),
+      scanned: result.scanned,
+      more: result.more,
+    });
+  }
+  return answers;
+}
+
+describe("recall segments", () => {
+  it("seals every full range once, and a cold load from them answers as one from the rows", async () => {
+    const { user, service, ids } = await userWith(LEAVES * 3 + 10);
+    // An update of an early memory: its supersededBy must survive the segments.
+    await service.update(user.owner, user.dataKey, ids[3] as string, {
+      content: "memory 3 again",
+      metadata: {},
+    });
+    const sealer = cache();
+    expect(await sealer.seal(user.owner.userId, user.dataKey)).toBe(3);
+    expect(await sealer.seal(user.owner.userId, user.dataKey)).toBe(0);
+    const segments = await listRecallSegments(t.db, user.owner.userId);
+    expect(segments.map((s) => [s.firstLeaf, s.endLeaf, s.entries])).toEqual([
+      [0, 64, 64],
+      [64, 128, 64],
+      [128, 192, 64],
+    ]);
+    const inside = await segmentContents(user);
+    expect(inside.ids).toEqual(ids.slice(0, LEAVES * 3));
+    expect(await coldAnswers(user, LEAVES)).toEqual(await coldAnswers(user, 0));
+  });
+
+  it("two instances sealing one user at once insert each range exactly once", async () => {
+    const { user } = await userWith(LEAVES * 2);
+    const [a, b] = await Promise.all([
+      cache().seal(user.owner.userId, user.dataKey),
+      cache().seal(user.owner.userId, user.dataKey),
+    ]);
+    expect(a + b).toBe(2);
+    expect(await listRecallSegments(t.db, user.owner.userId)).toHaveLength(2);
+  });
+
+  it("a deletion re-seals its segment in the same transaction: no trace of the content, the root and other proofs unchanged", async () => {
+    const { user, service, ids } = await userWith(LEAVES * 2);
+    await cache().seal(user.owner.userId, user.dataKey);
+    await recordCheckpoint(t.db, user.owner.userId, LEAVES * 2, 1);
+    const proofs = new ProofService(t.db, offlineChain);
+    const other = ids[11] as string;
+    const proofBefore = await proofs.proofOf(user.owner, user.dataKey, other);
+    const rootBefore = await persistedRoot(t.db, user.owner.userId);
+    const victim = ids[10] as string;
+    const secret = "memory 10 beta ünïcode";
+    expect((await segmentContents(user)).plaintexts.some((p) => p.includes(secret))).toBe(true);
+
+    await service.delete(user.owner, user.dataKey, victim);
+
+    const after = await segmentContents(user);
+    expect(after.ids).not.toContain(victim);
+    expect(after.ids).toHaveLength(LEAVES * 2 - 1);
+    for (const plaintext of after.plaintexts) {
+      expect(plaintext.includes(secret)).toBe(false);
+      expect(plaintext.includes(Buffer.from(victim))).toBe(false);
+    }
+    expect(await persistedRoot(t.db, user.owner.userId)).toEqual(rootBefore);
+    expect(await proofs.proofOf(user.owner, user.dataKey, other)).toEqual(proofBefore);
+    expect(await coldAnswers(user, LEAVES)).toEqual(await coldAnswers(user, 0));
+  });
+
+  it("never seals a memory deleted while the seal runs", async () => {
+    for (let round = 0; round < 5; round++) {
+      const { user, ids } = await userWith(LEAVES);
+      const victim = ids[round * 7] as string;
+      const sealer = cache();
+      await sealer.search(user.owner.userId, user.dataKey, QUERIES[0] as RecallQuery);
+      await Promise.all([
+        sealer.seal(user.owner.userId, user.dataKey),
+        // A deletion without a re-sealer (as another process might): it drops a covering segment.
+        deleteMemory(t.db, user.owner.userId, victim),
+      ]);
+      expect((await segmentContents(user)).ids).not.toContain(victim);
+    }
+  });
+
+  it("rebuilds: drop every segment, seal again, the same answers", async () => {
+    const { user } = await userWith(LEAVES * 2 + 5);
+    await cache().seal(user.owner.userId, user.dataKey);
+    const before = await coldAnswers(user, LEAVES);
+    expect(await deleteRecallSegments(t.db, user.owner.userId)).toBe(2);
+    expect(await listRecallSegments(t.db, user.owner.userId)).toEqual([]);
+    expect(await coldAnswers(user, 0)).toEqual(before);
+    await cache().seal(user.owner.userId, user.dataKey);
+    expect(await listRecallSegments(t.db, user.owner.userId)).toHaveLength(2);
+    expect(await coldAnswers(user, LEAVES)).toEqual(before);
+  });
+
+  it("a segment opens only for its own user and leaf range", async () => {
+    const { user } = await userWith(LEAVES);
+    await cache().seal(user.owner.userId, user.dataKey);
+    const [segment] = await listRecallSegments(t.db, user.owner.userId);
+    const sealed = { iv: segment?.iv as Uint8Array, ciphertext: segment?.ciphertext as Uint8Array };
+    const open = (context: { userId: string; firstLeaf: number; endLeaf: number }) => () =>
+      decryptSegment(user.dataKey, sealed, context);
+    expect(open({ userId: user.owner.userId, firstLeaf: 0, endLeaf: LEAVES })).not.toThrow();
+    for (const context of [
+      { userId: "someone-else", firstLeaf: 0, endLeaf: LEAVES },
+      { userId: user.owner.userId, firstLeaf: LEAVES, endLeaf: 2 * LEAVES },
+    ]) {
+      expect(open(context)).toThrow(DecryptionError);
+    }
+  });
+
+  it("seals in the background after a search finds a full range unsealed", async () => {
+    const { user } = await userWith(LEAVES + 1);
+    const background = cache();
+    await background.search(user.owner.userId, user.dataKey, QUERIES[0] as RecallQuery);
+    for (let i = 0; i < 50 && background.stats().segmentsSealed === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(background.stats()).toMatchObject({ segmentsSealed: 1, sealFailures: 0 });
+    expect(await listRecallSegments(t.db, user.owner.userId)).toHaveLength(1);
+  });
+});
