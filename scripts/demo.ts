@@ -1,5 +1,6 @@
 /**
- * `pnpm demo`: an agent drives the running service (`pnpm start`) end to end on real text.
+ * `pnpm demo`: an agent drives the running service (`pnpm start`) end to end on real text, through
+ * the SDK (`@svc/client`) as an agent developer would.
  * 1. a wallet (new, or `--keypair <Solana CLI keypair JSON>`) signs in with SIWS;
  * 2. it mints an API key and stores the README paragraphs of the installed dependencies through
  *    `POST /memories/batch` (64 per request);
@@ -22,8 +23,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, parseEnv } from "node:util";
 import { Connection, PublicKey, Transaction } from "@solana/web3.js";
+import { createClient, type SvcClient, SvcError, unwrap } from "@svc/client";
+import { verifyProof } from "@svc/client/verify";
 import { requestAirdrop, warpClock } from "@svc/local-chain";
-import { verifyBundle } from "@svc/verifier";
 import { Presets, SingleBar } from "cli-progress";
 import { readCorpus } from "./lib/corpus.js";
 import { loadWallet } from "./lib/wallet.js";
@@ -66,31 +68,21 @@ const rpcUrl =
 const wanted = Number(args.memories);
 const sampleSize = Number(args.sample);
 
-async function call<T>(
-  method: string,
-  path: string,
-  bearer: string | null,
-  body?: unknown,
-): Promise<T> {
-  const res = await fetch(`${api}${path}`, {
-    method,
-    headers: {
-      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (res.status === 429) {
-    // Over a rate limit (e.g. a large --memories): wait the Retry-After seconds, then retry.
-    await res.body?.cancel();
-    const seconds = Number(res.headers.get("retry-after")) || 1;
-    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-    return call<T>(method, path, bearer, body);
+/**
+ * Runs `request`, waiting and trying again while the API answers 429 `rate_limited` (a large
+ * `--memories` can pass the per-credential limit; the SDK retries only idempotent calls).
+ */
+async function patiently<T>(request: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await request();
+    } catch (error) {
+      if (!(error instanceof SvcError) || error.code !== "rate_limited") {
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
-  if (!res.ok) {
-    throw new Error(`${method} ${path} → ${res.status} ${await res.text()}`);
-  }
-  return (res.status === 204 ? undefined : await res.json()) as T;
 }
 
 function step(text: string): void {
@@ -115,23 +107,16 @@ interface Memory {
 // 1. Sign in with the wallet.
 const wallet = loadWallet(args.keypair);
 step(`Signing in as ${wallet.publicKey} (SIWS)`);
-const challenge = await call<{ message: string }>("POST", "/auth/challenge", null, {
+const owner: SvcClient = createClient({ baseUrl: api });
+const session = await owner.signInWithWallet({
   publicKey: wallet.publicKey,
-});
-const session = await call<{ token: string; userId: string }>("POST", "/auth/verify", null, {
-  publicKey: wallet.publicKey,
-  message: challenge.message,
-  signature: wallet.sign(challenge.message),
+  signMessage: async (message) => wallet.signBytes(message),
 });
 console.log(`  signed in: user ${session.userId}`);
 
 // 2. Mint an API key; the agent uses it from here on.
-const { key, prefix } = await call<{ key: string; prefix: string }>(
-  "POST",
-  "/keys",
-  session.token,
-  { label: "demo agent" },
-);
+const { key, prefix } = await owner.keys.create({ label: "demo agent" });
+const agent: SvcClient = createClient({ baseUrl: api, apiKey: key });
 console.log(`  API key minted: ${prefix}…`);
 
 step("Storing the README paragraphs of the installed dependencies");
@@ -153,10 +138,8 @@ await Promise.all(
       if (!batch) {
         break;
       }
-      const created = await call<{ items: { id: string }[] }>("POST", "/memories/batch", key, {
-        items: batch,
-      });
-      created.items.forEach((memory, i) => {
+      const created = await patiently(() => agent.rememberMany(batch));
+      created.forEach((memory, i) => {
         stored.push({ id: memory.id, content: batch[i]?.content ?? "" });
       });
       writeBar.increment(batch.length);
@@ -174,16 +157,14 @@ step("Recalling (substring search over the decrypted log)");
 const recallMs: number[] = [];
 for (const query of ["hash", "typescript", "license", "browser", "signature", "stream"]) {
   const started = performance.now();
-  const result = await call<{ items: Memory[]; scanned: number }>("POST", "/memories/search", key, {
-    query,
-    limit: 3,
-  });
+  const result = await agent.recall(query, { limit: 3 });
   recallMs.push(performance.now() - started);
   console.log(`  "${query}": ${result.items.length} shown of ${result.scanned} scanned`);
   for (const hit of result.items) {
     const text = hit.content.replace(/\s+/g, " ");
+    const { source, section } = hit.metadata as Memory["metadata"];
     console.log(
-      `    · [${hit.metadata.source ?? "?"} § ${hit.metadata.section ?? "?"}] ${text.slice(0, 90)}${text.length > 90 ? "…" : ""}`,
+      `    · [${source ?? "?"} § ${section ?? "?"}] ${text.slice(0, 90)}${text.length > 90 ? "…" : ""}`,
     );
   }
 }
@@ -192,14 +173,10 @@ for (const query of ["hash", "typescript", "license", "browser", "signature", "s
 step("Waiting for the anchor service to anchor the log on chain");
 const anchorBar = bar("anchored", stored.length);
 const anchorDeadline = Date.now() + 10 * 60_000;
-let log = await call<{ treeSize: number; anchored: { treeSize: number } | null }>(
-  "GET",
-  "/log",
-  key,
-);
+let log = await agent.log.get();
 while ((log.anchored?.treeSize ?? 0) < log.treeSize && Date.now() < anchorDeadline) {
   await new Promise((r) => setTimeout(r, 1000));
-  log = await call("GET", "/log", key);
+  log = await agent.log.get();
   anchorBar.update(Math.min(stored.length, log.anchored?.treeSize ?? 0));
 }
 anchorBar.update(log.anchored?.treeSize ?? 0);
@@ -216,7 +193,7 @@ const sample = Array.from(
   (_, i) => stored[Math.floor((i * stored.length) / Math.max(1, sampleSize))],
 ).filter((m): m is { id: string; content: string } => m !== undefined);
 for (const memory of sample) {
-  const bundle = await call<unknown>("GET", `/memories/${memory.id}/proof`, key);
+  const bundle = await agent.prove(memory.id);
   const bundlePath = join(workDir, `${memory.id}.json`);
   const contentPath = join(workDir, `${memory.id}.txt`);
   writeFileSync(bundlePath, JSON.stringify(bundle));
@@ -242,18 +219,19 @@ for (const memory of sample) {
 
 // 6. Share three memories through a capability URL, opened with no credential.
 step("Sharing three memories through a capability URL");
-const grant = await call<{ url: string }>("POST", "/agent-cases", key, {
+const grant = await agent.grants.create({
   operation: { type: "read_memories", memoryIds: stored.slice(0, 3).map((m) => m.id) },
   expiresInSeconds: 600,
   maxUses: 2,
   label: "demo share",
 });
 console.log(`  ${grant.url}`);
-const opened = (await (await fetch(grant.url)).json()) as { memories: unknown[] };
+// A stranger: no credential at all, only the URL.
+const opened = await createClient({ baseUrl: api }).grants.use(grant.url);
 let sharedVerified = 0;
 for (const memory of opened.memories) {
-  const result = await verifyBundle(memory, { rpcUrl });
-  sharedVerified += result.verified ? 1 : 0;
+  const result = await verifyProof(memory.proof, { rpcUrl, content: memory.content });
+  sharedVerified += result.ok ? 1 : 0;
 }
 console.log(
   `  opened anonymously: ${opened.memories.length} memories, ${sharedVerified} proofs VERIFIED against the chain`,
@@ -264,53 +242,41 @@ console.log(
 step("Staking 1 SOL from the wallet (the API builds the transaction; the wallet signs it)");
 const LAMPORTS_PER_SOL = 1_000_000_000;
 const connection = new Connection(rpcUrl, "confirmed");
-const owner = new PublicKey(wallet.publicKey);
-if ((await connection.getBalance(owner)) < 2 * LAMPORTS_PER_SOL) {
+const wallet58 = new PublicKey(wallet.publicKey);
+if ((await connection.getBalance(wallet58)) < 2 * LAMPORTS_PER_SOL) {
   await requestAirdrop(rpcUrl, wallet.publicKey, 2 * LAMPORTS_PER_SOL);
 }
 /** Signs an unsigned base64 transaction from the API with the wallet and relays it. */
 async function signAndSubmit(base64: string): Promise<string> {
   const tx = Transaction.from(Buffer.from(base64, "base64"));
-  tx.addSignature(owner, Buffer.from(wallet.signBytes(tx.serializeMessage())));
-  const submitted = await call<{ signature: string }>("POST", "/staking/submit", session.token, {
-    transaction: tx.serialize().toString("base64"),
-  });
+  tx.addSignature(wallet58, Buffer.from(wallet.signBytes(tx.serializeMessage())));
+  const submitted = await unwrap(
+    owner.raw.POST("/staking/submit", {
+      body: { transaction: tx.serialize().toString("base64") },
+    }),
+  );
   return submitted.signature;
 }
-interface Position {
-  balanceLamports: string;
-  withdrawableLamports: string;
-  lockPeriodSeconds: number;
-  lots: { amountLamports: string; maturesAt: string; matured: boolean }[];
-}
-const staked = await call<{ transaction: string; maturesAt: string }>(
-  "POST",
-  "/staking/stake",
-  session.token,
-  { amountLamports: String(LAMPORTS_PER_SOL) },
+const staked = await unwrap(
+  owner.raw.POST("/staking/stake", { body: { amountLamports: String(LAMPORTS_PER_SOL) } }),
 );
 console.log(`  staked: ${await signAndSubmit(staked.transaction)}`);
-const stakedPosition = await call<Position>("GET", "/staking", session.token);
+const stakedPosition = await unwrap(owner.raw.GET("/staking"));
 const newestLot = stakedPosition.lots.at(-1);
 console.log(
   `  vault holds ${stakedPosition.balanceLamports} lamports in ${stakedPosition.lots.length} lot(s); the newest matures at ${newestLot?.maturesAt} (lock ${stakedPosition.lockPeriodSeconds} s)`,
 );
 let unstakedLamports = "0";
-let balanceAfter = await connection.getBalance(owner);
+let balanceAfter = await connection.getBalance(wallet58);
 try {
   const warped = await warpClock(rpcUrl, stakedPosition.lockPeriodSeconds + 1);
   console.log(
     `  local chain clock warped ${stakedPosition.lockPeriodSeconds + 1} s ahead (now ${new Date(warped.unixTimestamp * 1000).toISOString()})`,
   );
-  const unstake = await call<{ transaction: string; amountLamports: string }>(
-    "POST",
-    "/staking/unstake",
-    session.token,
-    {},
-  );
-  const balanceBefore = await connection.getBalance(owner);
+  const unstake = await unwrap(owner.raw.POST("/staking/unstake", { body: {} }));
+  const balanceBefore = await connection.getBalance(wallet58);
   console.log(`  unstaked: ${await signAndSubmit(unstake.transaction)}`);
-  balanceAfter = await connection.getBalance(owner);
+  balanceAfter = await connection.getBalance(wallet58);
   unstakedLamports = unstake.amountLamports;
   console.log(
     `  wallet balance ${balanceBefore} → ${balanceAfter} lamports (+${unstake.amountLamports} − 5000 fee)`,

@@ -1,7 +1,7 @@
 /**
  * The commands the README and docs name, run exactly as written: `pnpm svc-verify --help`,
- * `pnpm rotate-master-key --help` and `pnpm demo --help` answer and exit 0 (pnpm is on PATH
- * wherever the README's commands run).
+ * `pnpm rotate-master-key --help`, `pnpm demo --help` and `pnpm svc --help` answer and exit 0
+ * (pnpm is on PATH wherever the README's commands run).
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -33,6 +33,14 @@ describe("documented commands", () => {
     expect(result.status).toBe(0);
     for (const flag of ["--api", "--rpc", "--memories", "--sample", "--keypair", "ENV_FILE"]) {
       expect(result.stdout).toContain(flag);
+    }
+  });
+
+  it("pnpm svc --help lists the agent commands of docs/agents.md", () => {
+    const result = pnpm("svc", "--help");
+    expect(result.status).toBe(0);
+    for (const command of ["login", "remember", "recall", "verify", "watch", "mcp", "history"]) {
+      expect(result.stdout).toContain(command);
     }
   });
 });

@@ -25,6 +25,7 @@ import { registerGetKeys } from "./routes/keys/get.js";
 import { registerPostKeys } from "./routes/keys/post.js";
 import { registerGetLogConsistency } from "./routes/log/consistency.js";
 import { registerGetLog } from "./routes/log/get.js";
+import { registerMcp } from "./routes/mcp/post.js";
 import { registerPostMemoriesBatch } from "./routes/memories/batch.js";
 import { registerDeleteMemory } from "./routes/memories/delete.js";
 import { registerGetMemory } from "./routes/memories/get.js";
@@ -35,6 +36,7 @@ import { registerGetMemoryProof } from "./routes/memories/proof.js";
 import { registerPutMemory } from "./routes/memories/put.js";
 import { registerSearchMemories } from "./routes/memories/search.js";
 import { registerVerifyMemory } from "./routes/memories/verify.js";
+import { registerGetOwnerConsistency } from "./routes/owners/consistency.js";
 import { registerGetStaking } from "./routes/staking/get.js";
 import { registerPostStake } from "./routes/staking/stake.js";
 import { registerPostStakingSubmit } from "./routes/staking/submit.js";
@@ -63,7 +65,9 @@ const routeRegistrations: readonly ((app: App, deps: AppDeps, services: Services
   registerVerifyMemory,
   registerGetLog,
   registerGetLogConsistency,
+  registerGetOwnerConsistency,
   registerGetEvents,
+  registerMcp,
   registerPostAgentCases,
   registerListAgentCases,
   registerDeleteAgentCase,

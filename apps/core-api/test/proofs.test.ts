@@ -238,6 +238,98 @@ describe("GET /memories/:id/proof", () => {
   });
 });
 
+describe("GET /owners/{owner}/consistency (public)", () => {
+  type OwnerConsistency = {
+    owner: string;
+    from: number;
+    to: number;
+    rootFrom: string;
+    rootTo: string;
+    proof: string[];
+  };
+  const publicProof = (owner: string, query: string) =>
+    call<OwnerConsistency & { error: { code: string; details?: unknown } }>(
+      `${t.url}/owners/${owner}/consistency?${query}`,
+    );
+
+  it("serves proofs between anchored sizes to anyone, verified with @svc/merkle-log", async () => {
+    const user = await newUser(t.url);
+    const owner = user.wallet.publicKey;
+    await writeMany(user, 21);
+    const leaves = (
+      await t.sql<{ leaf_hash: Buffer }[]>`
+        select leaf_hash from memories where user_id = ${user.userId} order by leaf_index`
+    ).map((r) => new Uint8Array(r.leaf_hash));
+    const hex = (size: number) =>
+      Buffer.from(rootFromLeafHashes(leaves.slice(0, size))).toString("hex");
+
+    // Never anchored: as unknown as an owner nobody signed in with.
+    const never = await publicProof(owner, "from=1&to=1");
+    const stranger = await publicProof(Keypair.generate().publicKey.toBase58(), "from=1&to=1");
+    expect(never.status).toBe(404);
+    expect(stranger.status).toBe(404);
+    expect(never.body).toEqual(stranger.body);
+    expect(never.body.error.code).toBe("not_found");
+
+    await recordCheckpoint(t, user, 13, 2);
+    for (const [from, to] of [
+      [1, 1],
+      [1, 13],
+      [4, 8],
+      [5, 13],
+      [8, 13],
+      [13, 13],
+    ] as const) {
+      const res = await publicProof(owner, `from=${from}&to=${to}`);
+      expect(res.status, `${from}..${to}`).toBe(200);
+      expect(Object.keys(res.body).sort()).toEqual(
+        ["from", "owner", "proof", "rootFrom", "rootTo", "to"].sort(),
+      );
+      expect(res.body).toMatchObject({ owner, from, to, rootFrom: hex(from), rootTo: hex(to) });
+      if (from === to) {
+        expect(res.body.proof).toEqual([]);
+      }
+      verifyConsistency(
+        from,
+        to,
+        res.body.proof.map(fromHex),
+        fromHex(hex(from)),
+        fromHex(hex(to)),
+      );
+    }
+    // The authenticated route computes the same proof.
+    const authed = await call<{ proof: string[] }>(`${t.url}/log/consistency?from=5&to=13`, {
+      headers: user.headers,
+    });
+    expect((await publicProof(owner, "from=5&to=13")).body.proof).toEqual(authed.body.proof);
+
+    // Only anchored sizes are public, although the log has 21 leaves.
+    const past = await publicProof(owner, "from=5&to=14");
+    expect(past.status).toBe(400);
+    expect(past.body.error).toMatchObject({
+      code: "invalid_request",
+      details: [{ path: ["to"] }],
+    });
+    for (const query of ["from=0&to=5", "from=6&to=5", "from=1", "to=5", "from=1&to=2&x=1"]) {
+      const res = await publicProof(owner, query);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.code, query).toBe("invalid_request");
+    }
+    expect((await publicProof(owner, "from=6&to=5")).body.error.details).toMatchObject([
+      { path: ["from"] },
+    ]);
+    for (const bad of ["0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl", "short", "x".repeat(45)]) {
+      expect((await publicProof(bad, "from=1&to=1")).status, bad).toBe(400);
+    }
+
+    // A later checkpoint widens what is public.
+    await recordCheckpoint(t, user, 21, 3);
+    const wider = await publicProof(owner, "from=13&to=21");
+    expect(wider.status).toBe(200);
+    verifyConsistency(13, 21, wider.body.proof.map(fromHex), fromHex(hex(13)), fromHex(hex(21)));
+  });
+});
+
 describe("GET /memories/:id/verify against the chain", () => {
   it("verifies anchored memories against the on-chain root, reports not_anchored and root_mismatch", async () => {
     const user = await newUser(t.url);

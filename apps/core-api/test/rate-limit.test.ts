@@ -1,6 +1,7 @@
 /**
  * Built-in rate limits of the core API (docs/protocol.md §12), over real sockets against a real app and
- * PostgreSQL: the unauthenticated routes (sign-in challenge and verify, anonymous grant use) are
+ * PostgreSQL: the unauthenticated routes (sign-in challenge and verify, anonymous grant use, the
+ * public consistency proof) are
  * limited per client IP — the socket's address, each 127.0.0.x being its own client, unless
  * TRUST_PROXY makes X-Forwarded-For count — and answer 429 `rate_limited` with `Retry-After` and
  * the request id; authenticated routes are limited per credential (each API key on its own, a
@@ -78,6 +79,24 @@ describe("the per-IP limit of the unauthenticated routes", () => {
     expectRateLimited(await challenge(t, from));
     expectRateLimited(await unknownGrant());
     expect(await audits()).toBe(before);
+  });
+
+  it("counts the public consistency route with the challenges, before validation", async () => {
+    const from = "127.0.0.6";
+    const consistency = (query: string) =>
+      send(from, `${t.url}/owners/${newWallet().publicKey}/consistency?${query}`);
+    expect((await challenge(t, from)).status).toBe(200);
+    expect((await consistency("from=1&to=1")).status).toBe(404);
+    expect((await consistency("from=0&to=1")).status).toBe(400);
+    expect((await challenge(t, from)).status).toBe(200);
+    expect((await consistency("from=1&to=1")).status).toBe(404);
+    expectRateLimited(await consistency("from=1&to=1"));
+    expectRateLimited(await consistency("from=0&to=1"));
+    expectRateLimited(await challenge(t, from));
+    expect(
+      (await send("127.0.0.7", `${t.url}/owners/${newWallet().publicKey}/consistency?from=1&to=1`))
+        .status,
+    ).toBe(404);
   });
 
   it("ignores X-Forwarded-For when TRUST_PROXY is off", async () => {
@@ -296,7 +315,12 @@ describe("the OpenAPI document", () => {
         >
       >;
     };
-    const anonymous = ["POST /auth/challenge", "POST /auth/verify", "GET /agent-cases/{grant}"];
+    const anonymous = [
+      "POST /auth/challenge",
+      "POST /auth/verify",
+      "GET /agent-cases/{grant}",
+      "GET /owners/{owner}/consistency",
+    ];
     let limited = 0;
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {

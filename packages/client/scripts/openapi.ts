@@ -10,9 +10,10 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
-import { type AppDeps, createApp, loadConfig } from "@svc/core-api";
 import openapiTS, { astToString } from "openapi-typescript";
 import pino from "pino";
+// By path, not as a dependency: core-api depends (through @svc/mcp) on this package.
+import { type AppDeps, createApp, loadConfig } from "../../../apps/core-api/src/index.js";
 
 /** Where the generated types are committed. */
 export const GENERATED_FILE = fileURLToPath(

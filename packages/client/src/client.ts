@@ -9,6 +9,7 @@
 import bs58 from "bs58";
 import createFetchClient, { type Client } from "openapi-fetch";
 import { SvcError } from "./errors.js";
+import { type EventStreamOptions, type MemoryEvent, parseEventStream } from "./events.js";
 import type { paths } from "./generated/core-api.js";
 import { bearerMiddleware, type RequestFetch, type RetryOptions, retryingFetch } from "./http.js";
 import {
@@ -249,6 +250,15 @@ export interface SvcClient {
    * @throws SvcError `not_found`, `chain_unavailable` (503, retried).
    */
   verifyOnServer(id: string): Promise<ServerVerifyResult>;
+
+  /**
+   * Follows the caller's memory events: `GET /events` (Server-Sent Events), so an agent learns of
+   * new, deleted and anchored memories without polling. The iterator ends when the server closes
+   * the stream or `options.signal` aborts; resume with the last event's `id` as `lastEventId`.
+   * @throws SvcError for an error answer (`unauthorized`, `insufficient_scope`, …) or no answer.
+   * @example for await (const event of client.events()) console.log(event.type, event.data);
+   */
+  events(options?: EventStreamOptions): AsyncGenerator<MemoryEvent>;
 
   /** API keys (`/keys`): all three calls need a wallet session, not an API key. */
   readonly keys: {
@@ -593,6 +603,51 @@ export function createClient(options: ClientOptions): SvcClient {
     async prove(id) {
       requireString(id, "id");
       return unwrap(raw.GET("/memories/{id}/proof", { params: { path: { id } } }));
+    },
+    async *events(eventOptions = {}) {
+      const url = new URL(`${baseUrl}/events`);
+      for (const key of ["namespace", "namespacePrefix"] as const) {
+        const value = eventOptions[key];
+        if (value !== undefined) {
+          url.searchParams.set(key, value);
+        }
+      }
+      const headers: Record<string, string> = { accept: "text/event-stream" };
+      if (bearer !== null) {
+        headers.authorization = `Bearer ${bearer}`;
+      }
+      if (eventOptions.lastEventId !== undefined) {
+        headers["last-event-id"] = eventOptions.lastEventId;
+      }
+      let response: Response;
+      try {
+        response = await transport(
+          new Request(url, {
+            headers,
+            ...(eventOptions.signal ? { signal: eventOptions.signal } : {}),
+          }),
+        );
+      } catch (error) {
+        if (eventOptions.signal?.aborted) {
+          return;
+        }
+        throw SvcError.network(error);
+      }
+      if (!response.ok || response.body === null) {
+        const text = await response.text();
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {}
+        throw SvcError.fromResponse(response, body);
+      }
+      try {
+        yield* parseEventStream(response.body);
+      } catch (error) {
+        if (!eventOptions.signal?.aborted) {
+          throw error;
+        }
+      }
     },
     async verifyOnServer(id) {
       requireString(id, "id");

@@ -23,6 +23,12 @@ export {
   type SvcErrorInit,
 } from "./errors.js";
 export {
+  type EventStreamOptions,
+  type MemoryEvent,
+  type MemoryEventType,
+  parseEventStream,
+} from "./events.js";
+export {
   backoffMs,
   RETRIED_METHODS,
   RETRIED_STATUSES,

@@ -5,9 +5,17 @@
  * uses Node modules (`node:crypto`, `Buffer`, `@solana/web3.js` for the PDA): importing
  * `@svc/client` alone keeps a browser bundle free of them. Use this entry from Node (agents,
  * servers, scripts, auditors).
+ *
+ * Old bundles keep verifying: when a bundle was cut at an anchored size the chain has since moved
+ * past, the RFC 9162 consistency proof between the two sizes is fetched from the API's public
+ * route `GET /owners/{owner}/consistency` (no credential) and checked against the bundle's root
+ * and the on-chain root (docs/protocol.md §6.3). `verify` uses the client's `baseUrl` for it;
+ * `verifyProof` uses the `apiUrl` you give.
  * @module
  */
 import {
+  type ConsistencyBridge,
+  type FetchConsistency,
   type OnChainCommitment,
   type ReadAccountOptions,
   type VerifyReason,
@@ -16,7 +24,7 @@ import {
 import type { SvcClient } from "./client.js";
 import type { ProofBundle } from "./types.js";
 
-export type { OnChainCommitment, VerifyReason };
+export type { ConsistencyBridge, FetchConsistency, OnChainCommitment, VerifyReason };
 
 /**
  * Which chain to read, and what to pin. Give `rpcUrl` or `connection`: the Solana JSON-RPC
@@ -31,6 +39,15 @@ export interface ChainVerifyOptions extends ReadAccountOptions {
   readonly programId?: string;
   /** The commitment account's expected authority (the service's anchoring key, `GET /info`). Pin it. */
   readonly authority?: string;
+  /**
+   * The memory API's base URL, to bridge a bundle older than the on-chain tip with the public
+   * consistency proof `GET /owners/{owner}/consistency` (verified against the bundle's root and
+   * the on-chain root, never trusted). Without it (or `fetchConsistency`) such a bundle is
+   * `stale_checkpoint`. `verify` defaults it to the client's `baseUrl`.
+   */
+  readonly apiUrl?: string;
+  /** Obtains that consistency proof another way (takes precedence over `apiUrl`). */
+  readonly fetchConsistency?: FetchConsistency;
 }
 
 /** Options of {@link verify}. */
@@ -49,9 +66,11 @@ export interface VerifyOutcome {
   /**
    * Why not, when `ok` is false (absent when ok): `not_anchored`, `leaf_mismatch`,
    * `content_mismatch`, `account_mismatch`, `account_not_found`, `invalid_account`,
-   * `authority_mismatch`, `stale_checkpoint` (fetch a fresh proof), `checkpoint_mismatch`,
-   * `proof_invalid`, `malformed_bundle`, or `chain_unavailable` — the chain could not be read, so
-   * the answer is *unknown*, not negative.
+   * `authority_mismatch`, `stale_checkpoint` (an old bundle and no `apiUrl` to bridge it),
+   * `consistency_invalid` (the consistency proof does not link the bundle's root to the on-chain
+   * root), `checkpoint_mismatch`, `proof_invalid`, `malformed_bundle`, or `chain_unavailable` /
+   * `consistency_unavailable` — the chain, or the consistency proof, could not be read, so the
+   * answer is *unknown*, not negative.
    */
   readonly reason?: VerifyReason;
   /** One human-readable sentence. */
@@ -60,6 +79,11 @@ export interface VerifyOutcome {
   readonly onChain: OnChainCommitment | null;
   /** Whether the memory's content was checked against the leaf too. */
   readonly contentChecked: boolean;
+  /**
+   * Set when an old bundle was verified through a consistency proof from its checkpoint size
+   * (`from`) to the on-chain `memoryCount` (`to`); null otherwise.
+   */
+  readonly bridged: ConsistencyBridge | null;
 }
 
 /** The RPC endpoint of `rpcUrl` or `connection`. @throws TypeError when neither is given. */
@@ -76,11 +100,17 @@ function rpcUrlOf(options: ChainVerifyOptions): string {
  * against the commitment account read from the chain — the checks of `svc-verify`
  * (docs/protocol.md §6.7): leaf hash, content hash (when `content` is given, or the input carries
  * it), the owner's PDA, the account's owner/authority, the checkpoint against the on-chain root
- * and count, and the inclusion proof.
+ * and count, and the inclusion proof. A bundle saved long ago (its checkpoint older than the
+ * on-chain tip) verifies when `apiUrl` is given: the consistency proof from its size to the
+ * on-chain size (RFC 9162 §2.1.4.2) is fetched from the API's public route, without credentials,
+ * and checked against the bundle's root and the ON-CHAIN root.
  * @param content the memory's text, to check against the leaf.
- * @returns `{ ok, reason?, message, onChain, contentChecked }`; never throws for a bad bundle or
- *   an unreachable chain (`malformed_bundle`, `chain_unavailable`).
- * @throws TypeError when neither `rpcUrl` nor `connection` is given.
+ * @returns `{ ok, reason?, message, onChain, contentChecked, bridged }`; never throws for a bad
+ *   bundle or an unreachable chain or API (`malformed_bundle`, `chain_unavailable`,
+ *   `consistency_unavailable`).
+ * @throws TypeError when neither `rpcUrl` nor `connection` is given, or `apiUrl` is not an
+ *   absolute http(s) URL.
+ * @example await verifyProof(savedBundle, { rpcUrl, apiUrl: "https://memory.example.com" });
  */
 export async function verifyProof(
   bundle: ProofBundle | unknown,
@@ -94,13 +124,16 @@ export async function verifyProof(
     message: result.message,
     onChain: result.onChain,
     contentChecked: result.contentChecked,
+    bridged: result.bridged,
   };
 }
 
 /**
  * Verifies memory `id` without trusting the API: fetches its proof bundle (and, by default, the
  * memory to check its content) through `client`, then checks them against the commitment
- * account read from the chain RPC you name (see {@link verifyProof}).
+ * account read from the chain RPC you name (see {@link verifyProof}). `apiUrl` defaults to the
+ * client's `baseUrl`, so a bundle the chain has moved past is bridged by the public consistency
+ * proof (fetched without the client's credential).
  * @example const { ok, reason } = await verify(client, id, { rpcUrl: "https://api.devnet.solana.com", authority });
  * @returns `{ ok: true, … }`, or `{ ok: false, reason, … }` — including `not_anchored` for a
  *   memory the service has not anchored yet.
@@ -114,7 +147,8 @@ export async function verify(
   options: VerifyOptions,
 ): Promise<VerifyOutcome> {
   rpcUrlOf(options);
-  const { checkContent = true, ...chain } = options;
+  const { checkContent = true, ...rest } = options;
+  const chain = { ...rest, apiUrl: options.apiUrl ?? client.baseUrl };
   const [bundle, memory] = await Promise.all([
     client.prove(id),
     checkContent ? client.get(id) : Promise.resolve(null),
@@ -126,7 +160,7 @@ export async function verify(
 export type VerifyingClient<C extends SvcClient = SvcClient> = C & {
   /**
    * {@link verify} with this client: checks memory `id` against the chain, trusting the API for
-   * nothing. @returns `{ ok, reason?, message, onChain, contentChecked }`. @throws SvcError,
+   * nothing. @returns `{ ok, reason?, message, onChain, contentChecked, bridged }`. @throws SvcError,
    * TypeError as {@link verify}.
    */
   verify(id: string, options: VerifyOptions): Promise<VerifyOutcome>;

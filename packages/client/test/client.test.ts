@@ -324,6 +324,40 @@ describe("memories", () => {
   });
 });
 
+describe("events", () => {
+  it("follows memory events, filtered by namespace, and resumes after the last one processed", async () => {
+    const { client } = await signedIn();
+    const a = await client.remember("first", undefined, { namespace: "agent:a" });
+    const b = await client.remember("second", undefined, { namespace: "agent:b" });
+    const read = async (options: Parameters<SvcClient["events"]>[0], count: number) => {
+      const controller = new AbortController();
+      const seen: { id: string; type: string; data: Record<string, unknown> }[] = [];
+      for await (const event of client.events({ ...options, signal: controller.signal })) {
+        seen.push(event);
+        if (seen.length === count) {
+          controller.abort();
+        }
+      }
+      return seen;
+    };
+    const all = await read({ lastEventId: "0" }, 2);
+    expect(all.map((e) => [e.type, e.data.id])).toEqual([
+      ["memory.created", a.id],
+      ["memory.created", b.id],
+    ]);
+    const resumed = await read({ lastEventId: all[0]?.id as string }, 1);
+    expect(resumed.map((e) => e.data.id)).toEqual([b.id]);
+    const filtered = await read({ lastEventId: "0", namespace: "agent:b" }, 1);
+    expect(filtered.map((e) => e.data.id)).toEqual([b.id]);
+    const stranger = createClient({ baseUrl: t.url });
+    await expect(stranger.events().next()).rejects.toMatchObject({
+      name: "SvcError",
+      code: "unauthorized",
+      status: 401,
+    });
+  });
+});
+
 describe("API keys", () => {
   it("create, authenticate with, list, revoke; key management needs a session", async () => {
     const { client } = await signedIn();

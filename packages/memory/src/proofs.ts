@@ -8,6 +8,7 @@ import type { AnchoredCheckpoint, Database, Memory } from "@svc/db-schema";
 import {
   getMemoryAtLatestCheckpoint,
   getTree,
+  getUserByPubkey,
   latestAnchoredCheckpoint,
   nodeSource,
   rootAtSize,
@@ -24,7 +25,7 @@ import {
 } from "@svc/merkle-log";
 import type { ProofBundle } from "@svc/verifier";
 import type { Caller, Owner } from "./caller.js";
-import { InvalidRangeError, MemoryNotFoundError } from "./errors.js";
+import { InvalidRangeError, MemoryDomainError, MemoryNotFoundError } from "./errors.js";
 import { type MemoryBody, openMemoryBody } from "./memory-body.js";
 import { withinConfinement } from "./memory-filter.js";
 import { memoryLeaf, storedLeafFields } from "./memory-leaf.js";
@@ -78,6 +79,25 @@ export interface ConsistencyView {
   readonly to: number;
   readonly fromRoot: string;
   readonly toRoot: string;
+  readonly proof: string[];
+}
+
+/**
+ * `GET /owners/{owner}/consistency` (docs/protocol.md §6.3, public): the RFC 9162 §2.1.4
+ * consistency proof between two ANCHORED sizes of an owner's log, hashes only. `rootFrom` and
+ * `rootTo` are informative: a verifier checks `proof` against roots it already trusts (the
+ * bundle's, whose inclusion proof it checked, and the one read from the chain).
+ */
+export interface OwnerConsistencyView {
+  /** The owner's wallet public key, base58. */
+  readonly owner: string;
+  readonly from: number;
+  readonly to: number;
+  /** Root of the owner's tree of `from` leaves, hex. */
+  readonly rootFrom: string;
+  /** Root of the owner's tree of `to` leaves, hex. */
+  readonly rootTo: string;
+  /** PROOF(from, D[to]), hex, in RFC 9162 §2.1.4.1 order; empty when from = to. */
   readonly proof: string[];
 }
 
@@ -241,13 +261,64 @@ export class ProofService {
     if (!(from >= 1 && from <= to && to <= size)) {
       throw new InvalidRangeError(from, to, size);
     }
-    const source = nodeSource(this.db, owner.userId);
+    const { proof, fromRoot, toRoot } = await this.proofBetween(owner.userId, from, to);
+    return { from, to, fromRoot, toRoot, proof };
+  }
+
+  /**
+   * `GET /owners/{owner}/consistency` (public, no credential; docs/protocol.md §6.3): the RFC
+   * 9162 §2.1.4.1 proof PROOF(from, D[to]) of the log of the user whose wallet key is
+   * `ownerPubkey`, with the roots at both sizes. Only ANCHORED sizes are served (the chain already
+   * shows the latest `memoryCount`): `to` may not exceed the size of the owner's latest anchored
+   * checkpoint. This is what lets a stranger bridge an old proof bundle, cut at an earlier
+   * anchored size, to the root on chain now (RFC 9162 §2.1.4.2 verification, in @svc/verifier).
+   * @param ownerPubkey the owner's wallet public key, base58.
+   * @returns `{ owner, from, to, rootFrom, rootTo, proof }`, hashes as lowercase hex.
+   * @throws MemoryDomainError `not_found` when no user has that key or the user's log was never
+   *   anchored (the two are indistinguishable, so the route does not reveal who signed up).
+   * @throws MemoryDomainError `invalid_request` unless 1 ≤ from ≤ to ≤ the latest anchored size
+   *   (`details[0].path` is `["to"]` when `to` is past it, else `["from"]`).
+   */
+  async ownerConsistency(
+    ownerPubkey: string,
+    from: number,
+    to: number,
+  ): Promise<OwnerConsistencyView> {
+    const user = await getUserByPubkey(this.db, ownerPubkey);
+    const checkpoint = user ? await latestAnchoredCheckpoint(this.db, user.id) : null;
+    if (!user || !checkpoint) {
+      throw new MemoryDomainError("not_found", "no anchored log for this owner");
+    }
+    const anchored = checkpoint.treeSize;
+    if (!(from >= 1 && from <= to && to <= anchored)) {
+      throw new MemoryDomainError(
+        "invalid_request",
+        `need 1 <= from <= to <= the latest anchored size (${anchored})`,
+        [
+          {
+            path: [to > anchored ? "to" : "from"],
+            message: `from=${from}, to=${to}, latest anchored size=${anchored}`,
+          },
+        ],
+      );
+    }
+    const { proof, fromRoot, toRoot } = await this.proofBetween(user.id, from, to);
+    return { owner: ownerPubkey, from, to, rootFrom: fromRoot, rootTo: toRoot, proof };
+  }
+
+  /** PROOF(from, D[to]) of the user's log and its roots at both sizes, hex; 1 ≤ from ≤ to ≤ size. */
+  private async proofBetween(
+    userId: string,
+    from: number,
+    to: number,
+  ): Promise<{ proof: string[]; fromRoot: string; toRoot: string }> {
+    const source = nodeSource(this.db, userId);
     const [proof, fromRoot, toRoot] = await Promise.all([
       consistencyProof(from, to, source),
-      rootAtSize(this.db, owner.userId, from),
-      rootAtSize(this.db, owner.userId, to),
+      rootAtSize(this.db, userId, from),
+      rootAtSize(this.db, userId, to),
     ]);
-    return { from, to, fromRoot: toHex(fromRoot), toRoot: toHex(toRoot), proof: proof.map(toHex) };
+    return { proof: proof.map(toHex), fromRoot: toHex(fromRoot), toRoot: toHex(toRoot) };
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * The plaintext of a sealed recall segment, format 1 (docs/data-model.md "Recall segments"):
- * column-wise binary, little-endian, compressed with raw DEFLATE (RFC 1951) before it is sealed,
- * laid out so that a cold load turns a segment into one recall text block without touching each
- * content on its own.
+ * column-wise binary, little-endian, laid out so that a cold load turns a segment into one recall
+ * text block without touching each content on its own. Not compressed: on this machine inflating
+ * costs more than the bytes it saves on the wire (docs/performance.md).
  *
  *     u32 count
  *     u8[count]      flags: bit 0 namespace, bit 1 supersedes, bit 2 writer session,
@@ -20,8 +20,6 @@
  * No salt is kept (recall never needs it; proofs read the memory rows).
  * @module
  */
-import { deflateRawSync, inflateRawSync } from "node:zlib";
-
 /** The segment format this code writes and reads. */
 export const SEGMENT_FORMAT = 1;
 
@@ -60,8 +58,8 @@ const HASH_BYTES = 32;
 const SEPARATOR = "\u0000";
 
 /**
- * Encodes `entries` (in leaf order) with their `contents` (same order) as a compressed format-1
- * segment plaintext.
+ * Encodes `entries` (in leaf order) with their `contents` (same order) as a format-1 segment
+ * plaintext.
  * @throws RangeError when the two lists differ in length.
  */
 export function encodeSegment(
@@ -124,20 +122,15 @@ export function encodeSegment(
     out.writeUInt32LE(length, at);
     at += 4 + length;
   }
-  return deflateRawSync(out, { level: 1 });
+  return out;
 }
 
 /**
  * Decodes a format-1 segment plaintext. The entries' `leafHash` are views into one buffer.
- * @throws RangeError when the plaintext does not inflate, is truncated or holds trailing bytes.
+ * @throws RangeError when the plaintext is truncated or holds trailing bytes.
  */
 export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
-  let bytes: Buffer;
-  try {
-    bytes = inflateRawSync(plaintext);
-  } catch {
-    throw new RangeError("recall segment plaintext does not inflate");
-  }
+  const bytes = Buffer.from(plaintext.buffer, plaintext.byteOffset, plaintext.byteLength);
   let at = 0;
   const need = (n: number) => {
     if (at + n > bytes.length) {

@@ -1,6 +1,9 @@
 /**
  * `svc-verify`: the auditor's command line over {@link verifyBundle} (docs/protocol.md §6 "a CLI command
- * that reads the commitment account straight from a chain RPC, not from this API").
+ * that reads the commitment account straight from a chain RPC, not from this API"). With
+ * `--api <url>`, an old bundle (cut before the service anchored again) is bridged to the on-chain
+ * root by the public consistency proof of `GET <url>/owners/{owner}/consistency`, which is
+ * verified, not trusted (docs/protocol.md §6.3).
  * Prints `VERIFIED` or `NOT VERIFIED: <reason>` (then one explanatory line); exit status 0
  * verified, 1 not verified, 2 usage error (bad flags, unreadable or non-JSON input).
  * @module
@@ -11,7 +14,7 @@ import { verifyBundle } from "./verify.js";
 
 /** Usage text printed on a usage error and for `--help`. */
 export const USAGE = `usage: svc-verify --rpc <url> [--program-id <base58>] [--content <file>]
-                  [--authority <base58>] [--json] [<bundle.json> | -]
+                  [--authority <base58>] [--api <url>] [--json] [<bundle.json> | -]
 
 Verifies a memory's proof bundle (GET /memories/:id/proof, or a capability grant's memory with a
 nested "proof") against the commitment account read from the chain RPC <url>. Reads the bundle
@@ -20,6 +23,10 @@ from the file, or from standard input when the file is "-" or omitted.
   --program-id  commitment program id (default: the bundle's anchor.programId)
   --content     file holding the memory's plaintext (UTF-8), checked against the leaf
   --authority   expected authority of the commitment account
+  --api         the memory API's base URL: an old bundle (the chain has anchored more since) is
+                bridged by the public consistency proof GET <url>/owners/{owner}/consistency,
+                checked against the bundle's root and the on-chain root (no credential needed;
+                without --api such a bundle is NOT VERIFIED: stale_checkpoint)
   --json        print the full result as JSON
 Exit status: 0 VERIFIED, 1 NOT VERIFIED, 2 usage error.`;
 
@@ -74,6 +81,12 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
   if (positionals.length > 1) {
     return usageError(io, "give at most one bundle file");
   }
+  if (values.api !== undefined && !isHttpUrl(values.api)) {
+    return usageError(
+      io,
+      `--api must be an absolute http(s) URL, got ${JSON.stringify(values.api)}`,
+    );
+  }
   const source = positionals[0] ?? "-";
   let input: unknown;
   let content: string | undefined;
@@ -90,6 +103,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     rpcUrl: values.rpc,
     ...(values["program-id"] !== undefined ? { programId: values["program-id"] } : {}),
     ...(values.authority !== undefined ? { authority: values.authority } : {}),
+    ...(values.api !== undefined ? { apiUrl: values.api } : {}),
     ...(content !== undefined ? { content } : {}),
   });
   if (values.json) {
@@ -99,6 +113,15 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     io.stdout(`  ${result.message}${result.contentChecked ? " (content checked)" : ""}\n`);
   }
   return result.verified ? 0 : 1;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 function parse(argv: readonly string[]) {
@@ -111,6 +134,7 @@ function parse(argv: readonly string[]) {
       "program-id": { type: "string" },
       content: { type: "string" },
       authority: { type: "string" },
+      api: { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

@@ -1,7 +1,9 @@
 /**
  * `@svc/verifier`: permissionless verification of a memory's proof bundle against the chain
  * (docs/protocol.md §4, §2 Authorization rule 4; docs/protocol.md §4, §6). `verifyBundle` is the core; the
- * `svc-verify` command line is a thin shell over it. It never contacts the memory API.
+ * `svc-verify` command line is a thin shell over it. It never trusts the memory API: the only
+ * thing it may ask it for (with `apiUrl`) is a public RFC 9162 consistency proof that bridges an
+ * old bundle to the on-chain root, and that proof is verified, not believed (docs/protocol.md §6.3).
  * @module
  */
 export {
@@ -23,6 +25,15 @@ export {
 } from "./bundle.js";
 export { type CliIo, processIo, runCli, USAGE } from "./cli.js";
 export {
+  ConsistencyFetchError,
+  type ConsistencyFetcherOptions,
+  type ConsistencyRequest,
+  consistencyFetcher,
+  consistencyUrl,
+  type FetchConsistency,
+  proofOfAnswer,
+} from "./consistency.js";
+export {
   contentHashOf,
   type LeafData,
   type LeafDataV1,
@@ -32,6 +43,7 @@ export {
   leafHashOf,
 } from "./leaf.js";
 export {
+  type ConsistencyBridge,
   type VerifyOptions,
   type VerifyReason,
   type VerifyResult,

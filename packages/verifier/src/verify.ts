@@ -3,10 +3,12 @@
  * against the chain"; docs/protocol.md §6 "Permissionless check"): recompute the leaf from its data (and
  * the content, when given), read the owner's commitment account from a chain RPC chosen by the
  * verifier, and check the RFC 9162 §2.1.3.2 inclusion proof against the ON-CHAIN root and memory
- * count. Nothing is taken from the memory API except the bundle itself.
+ * count. Nothing is taken from the memory API except the bundle itself, and, for a bundle cut at
+ * an older anchored size than the chain's, an RFC 9162 §2.1.4 consistency proof that is verified
+ * against the bundle's root and the ON-CHAIN root (never trusted; docs/protocol.md §6.3).
  * @module
  */
-import { fromHex, ProofError, toHex, verifyInclusion } from "@svc/merkle-log";
+import { fromHex, ProofError, toHex, verifyConsistency, verifyInclusion } from "@svc/merkle-log";
 import {
   ChainReadError,
   commitmentAddress,
@@ -15,7 +17,8 @@ import {
   type ReadAccountOptions,
   readCommitmentAccount,
 } from "./account.js";
-import { BundleFormatError, parseInput } from "./bundle.js";
+import { BundleFormatError, type ProofBundle, parseInput } from "./bundle.js";
+import { consistencyFetcher, type FetchConsistency, proofOfAnswer } from "./consistency.js";
 import { contentHashOf, leafHashOf } from "./leaf.js";
 
 /**
@@ -31,8 +34,14 @@ import { contentHashOf, leafHashOf } from "./leaf.js";
  * - `invalid_account`: the account is not a commitment account of that program, or is another
  *   owner's;
  * - `authority_mismatch`: the account's authority is not the expected one (`authority` option);
- * - `stale_checkpoint`: the bundle's checkpoint is older than the on-chain tip (fetch a fresh
- *   bundle);
+ * - `stale_checkpoint`: the bundle's checkpoint is older than the on-chain tip and no
+ *   `apiUrl` / `fetchConsistency` was given to bridge it (fetch a fresh bundle, or give one);
+ * - `consistency_invalid`: the bundle's checkpoint is older than the on-chain tip and the
+ *   consistency proof obtained does not show that the on-chain tree extends the bundle's (RFC
+ *   9162 §2.1.4.2), or the answer carries no well-formed proof;
+ * - `consistency_unavailable`: the bundle's checkpoint is older than the on-chain tip and no
+ *   consistency proof could be obtained (API unreachable, non-2xx answer such as 404 or 429) —
+ *   the result is unknown, not negative;
  * - `checkpoint_mismatch`: the bundle's checkpoint differs from the on-chain commitment at the
  *   same or a larger size (the API served a root the chain never held);
  * - `proof_invalid`: the inclusion proof does not lead to the on-chain root;
@@ -48,6 +57,8 @@ export type VerifyReason =
   | "invalid_account"
   | "authority_mismatch"
   | "stale_checkpoint"
+  | "consistency_invalid"
+  | "consistency_unavailable"
   | "checkpoint_mismatch"
   | "proof_invalid"
   | "chain_unavailable";
@@ -62,6 +73,28 @@ export interface VerifyOptions extends ReadAccountOptions {
   readonly content?: string;
   /** Expected authority of the commitment account, base58 (see docs: first-initializer caveat). */
   readonly authority?: string;
+  /**
+   * The memory API's base URL. When the bundle's checkpoint is older than the on-chain tip, the
+   * consistency proof between the two sizes is fetched from its public route
+   * `GET /owners/{owner}/consistency` (no credential; `fetch` and `timeoutMs` apply) and verified
+   * against the bundle's root and the on-chain root. Without it (or `fetchConsistency`) such a
+   * bundle is `stale_checkpoint`.
+   */
+  readonly apiUrl?: string;
+  /** Obtains the consistency proof instead of `apiUrl` (takes precedence over it). */
+  readonly fetchConsistency?: FetchConsistency;
+}
+
+/**
+ * How an old bundle was bridged to the on-chain root: the RFC 9162 §2.1.4 consistency proof from
+ * the bundle's checkpoint size `from` (root = `checkpoint.rootHash`) to the on-chain
+ * `memoryCount` `to` (root = `onChain.root`), as verified.
+ */
+export interface ConsistencyBridge {
+  readonly from: number;
+  readonly to: number;
+  /** PROOF(from, D[to]), lowercase hex. */
+  readonly proof: readonly string[];
 }
 
 /** Result of {@link verifyBundle}. */
@@ -75,6 +108,11 @@ export interface VerifyResult {
   readonly onChain: OnChainCommitment | null;
   /** True when the memory's content was checked against the leaf as well. */
   readonly contentChecked: boolean;
+  /**
+   * Set when verified through a consistency proof: the bundle's checkpoint was older than the
+   * on-chain tip, and the on-chain tree was proven to extend it. Null otherwise.
+   */
+  readonly bridged: ConsistencyBridge | null;
 }
 
 function fail(
@@ -83,7 +121,21 @@ function fail(
   onChain: OnChainCommitment | null = null,
   contentChecked = false,
 ): VerifyResult {
-  return { verified: false, reason, message, onChain, contentChecked };
+  return { verified: false, reason, message, onChain, contentChecked, bridged: null };
+}
+
+/** The consistency-proof source of `options`: `fetchConsistency`, else one over `apiUrl`. */
+function fetcherOf(options: VerifyOptions): FetchConsistency | null {
+  if (options.fetchConsistency !== undefined) {
+    return options.fetchConsistency;
+  }
+  if (options.apiUrl === undefined) {
+    return null;
+  }
+  return consistencyFetcher(options.apiUrl, {
+    ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  });
 }
 
 /**
@@ -94,15 +146,28 @@ function fail(
  * program, is a commitment account of that owner, and (when given) has the expected authority;
  * the bundle's checkpoint equals the on-chain (memoryCount, root); the inclusion proof of
  * leafIndex in a tree of memoryCount leaves yields the on-chain root.
- * @returns `{ verified, reason, message, onChain, contentChecked }`; never throws for a bad
- *   bundle or an unreachable chain (reasons `malformed_bundle`, `chain_unavailable`).
- * @throws TypeError when `options.rpcUrl` is not a string.
+ *
+ * An OLD bundle — checkpoint (M, rootM) with M < the on-chain memoryCount N — is bridged when
+ * `apiUrl` or `fetchConsistency` is given (docs/protocol.md §6.3): the inclusion proof of
+ * leafIndex must yield rootM in a tree of M leaves (RFC 9162 §2.1.3.2, else `proof_invalid`),
+ * then PROOF(M, D[N]) is obtained for the bundle's owner and verified between (M, rootM) and
+ * (N, the ON-CHAIN root) (RFC 9162 §2.1.4.2, else `consistency_invalid`; not obtainable:
+ * `consistency_unavailable`). The answer's own roots are ignored. Verified that way, the result's
+ * `bridged` is `{ from: M, to: N, proof }`. Without either option such a bundle is
+ * `stale_checkpoint`. A bundle NEWER than the chain (M > N) is `checkpoint_mismatch`.
+ * @returns `{ verified, reason, message, onChain, contentChecked, bridged }`; never throws for a
+ *   bad bundle, an unreachable chain or API (reasons `malformed_bundle`, `chain_unavailable`,
+ *   `consistency_unavailable`).
+ * @throws TypeError when `options.rpcUrl` is not a string, or `options.apiUrl` is not an
+ *   absolute http(s) URL.
  * @example const r = await verifyBundle(JSON.parse(text), { rpcUrl: "https://api.devnet.solana.com" });
+ * @example const old = await verifyBundle(saved, { rpcUrl, apiUrl: "https://memory.example.com" });
  */
 export async function verifyBundle(input: unknown, options: VerifyOptions): Promise<VerifyResult> {
   if (typeof options.rpcUrl !== "string" || options.rpcUrl.length === 0) {
     throw new TypeError("options.rpcUrl must be a non-empty string");
   }
+  const fetchConsistency = fetcherOf(options);
   let parsed: ReturnType<typeof parseInput>;
   try {
     parsed = parseInput(input);
@@ -175,12 +240,15 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
 
   const { treeSize, rootHash } = bundle.checkpoint;
   if (treeSize < onChain.memoryCount) {
-    return fail(
-      "stale_checkpoint",
-      `the bundle's checkpoint (size ${treeSize}) is older than the on-chain tip (size ${onChain.memoryCount}); fetch a fresh proof`,
-      onChain,
-      contentChecked,
-    );
+    if (fetchConsistency === null) {
+      return fail(
+        "stale_checkpoint",
+        `the bundle's checkpoint (size ${treeSize}) is older than the on-chain tip (size ${onChain.memoryCount}); fetch a fresh proof, or give the API's URL to bridge it with a consistency proof`,
+        onChain,
+        contentChecked,
+      );
+    }
+    return bridge(bundle, leafHash, onChain, fetchConsistency, contentChecked);
   }
   if (treeSize !== onChain.memoryCount || rootHash !== onChain.root) {
     return fail(
@@ -216,5 +284,94 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
     message: `leaf ${bundle.leafIndex} is included in the tree of ${onChain.memoryCount} leaves committed at ${account} (nonce ${onChain.nonce})`,
     onChain,
     contentChecked,
+    bridged: null,
+  };
+}
+
+/**
+ * The old-bundle path of {@link verifyBundle}: the bundle's checkpoint (M, rootM) is older than
+ * the on-chain (N, rootN). Checks the inclusion proof against rootM at size M (RFC 9162
+ * §2.1.3.2), then obtains PROOF(M, D[N]) for the bundle's owner and verifies it between
+ * (M, rootM) and (N, rootN) (RFC 9162 §2.1.4.2). rootN is the one read from the chain; whatever
+ * roots the answer reports are ignored.
+ */
+async function bridge(
+  bundle: ProofBundle,
+  leafHash: Uint8Array,
+  onChain: OnChainCommitment,
+  fetchConsistency: FetchConsistency,
+  contentChecked: boolean,
+): Promise<VerifyResult> {
+  const checkpoint = bundle.checkpoint as NonNullable<ProofBundle["checkpoint"]>;
+  const from = checkpoint.treeSize;
+  const to = onChain.memoryCount;
+  const oldRoot = fromHex(checkpoint.rootHash);
+  try {
+    verifyInclusion(
+      bundle.leafIndex,
+      from,
+      leafHash,
+      (bundle.inclusionProof ?? []).map((node) => fromHex(node)),
+      oldRoot,
+    );
+  } catch (error) {
+    if (error instanceof ProofError) {
+      return fail(
+        "proof_invalid",
+        `the inclusion proof does not lead to the bundle's root at size ${from} (${error.reason})`,
+        onChain,
+        contentChecked,
+      );
+    }
+    throw error;
+  }
+
+  let answer: unknown;
+  try {
+    answer = await fetchConsistency({ owner: bundle.leafData.owner, from, to });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return fail(
+      "consistency_unavailable",
+      `the bundle's checkpoint (size ${from}) is older than the on-chain tip (size ${to}) and no consistency proof could be obtained: ${detail}`,
+      onChain,
+      contentChecked,
+    );
+  }
+  const proof = proofOfAnswer(answer);
+  if (proof === null) {
+    return fail(
+      "consistency_invalid",
+      "the consistency answer carries no proof of 64-lowercase-hex nodes",
+      onChain,
+      contentChecked,
+    );
+  }
+  try {
+    verifyConsistency(
+      from,
+      to,
+      proof.map((node) => fromHex(node)),
+      oldRoot,
+      fromHex(onChain.root),
+    );
+  } catch (error) {
+    if (error instanceof ProofError) {
+      return fail(
+        "consistency_invalid",
+        `the consistency proof from size ${from} to ${to} does not link the bundle's root to the on-chain root (${error.reason})`,
+        onChain,
+        contentChecked,
+      );
+    }
+    throw error;
+  }
+  return {
+    verified: true,
+    reason: null,
+    message: `leaf ${bundle.leafIndex} is included in the tree of ${from} leaves of the bundle's checkpoint, which the tree of ${to} leaves committed at ${onChain.account} (nonce ${onChain.nonce}) extends (consistency proof ${from} → ${to})`,
+    onChain,
+    contentChecked,
+    bridged: { from, to, proof },
   };
 }

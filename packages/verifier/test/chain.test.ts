@@ -4,11 +4,15 @@
  * with the program's own instructions by a funded authority, and bundles shaped like
  * `GET /memories/:id/proof` (docs/protocol.md §6) cut from an in-memory RFC 9162 log. VERIFIED for a good
  * bundle (library and spawned bin); NOT VERIFIED for a tampered proof, tampered content, a stale
- * checkpoint, a wrong program id, a foreign authority, and an owner without an account.
+ * checkpoint, a wrong program id, a foreign authority, and an owner without an account. An old
+ * bundle bridged with `--api` by a consistency proof from an HTTP server standing in for the
+ * memory API: VERIFIED when honest, NOT VERIFIED: consistency_invalid when it tampers.
  */
 import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,7 +31,13 @@ import {
   LOCAL_PROGRAM_ID,
 } from "@svc/commitment-program";
 import { type LocalChain, startLocalChain } from "@svc/local-chain";
-import { CompactRange, inclusionProof, MemoryNodeStore, toHex } from "@svc/merkle-log";
+import {
+  CompactRange,
+  consistencyProof,
+  inclusionProof,
+  MemoryNodeStore,
+  toHex,
+} from "@svc/merkle-log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   commitmentAddress,
@@ -283,6 +293,124 @@ describe("svc-verify (the bin, spawned)", () => {
       expect(await runCli(["--rpc", chain.url, "--json"], io)).toBe(0);
       expect(JSON.parse(io.out.join(""))).toMatchObject({ verified: true, reason: null });
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * An HTTP server standing in for the memory API's public `GET /owners/{owner}/consistency`,
+ * answering from `log`'s node store; `tamper` alters the proof before it is sent.
+ */
+async function consistencyServer(
+  log: Log,
+  tamper: (proof: string[]) => string[] = (proof) => proof,
+): Promise<{ url: string; requests: string[]; server: Server }> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    requests.push(
+      `${req.method} ${url.pathname}${url.search} auth=${req.headers.authorization ?? "none"}`,
+    );
+    const match = /^\/owners\/([^/]+)\/consistency$/.exec(url.pathname);
+    const from = Number(url.searchParams.get("from"));
+    const to = Number(url.searchParams.get("to"));
+    if (
+      !match ||
+      match[1] !== log.owner.toBase58() ||
+      !(from >= 1 && from <= to && to <= log.range.size)
+    ) {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { code: "not_found", message: "no anchored log" } }));
+      return;
+    }
+    void consistencyProof(from, to, log.store).then((proof) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          owner: match[1],
+          from,
+          to,
+          rootFrom: "00".repeat(32),
+          rootTo: "00".repeat(32),
+          proof: tamper(proof.map((node) => toHex(node))),
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, requests, server };
+}
+
+describe("an old bundle bridged by a consistency proof (--api)", () => {
+  it("VERIFIED through an honest API after more commits; NOT VERIFIED: consistency_invalid when it tampers", async () => {
+    const log = new Log();
+    log.append(6);
+    const old = await bundleOf(log, 4, await commit(log));
+    for (let round = 0; round < 3; round++) {
+      log.append(5);
+      await commit(log);
+    }
+    const honest = await consistencyServer(log);
+    const tampered = await consistencyServer(log, (proof) =>
+      proof.map((node, i) =>
+        i === proof.length - 1 ? `${node.slice(0, 63)}${node[63] === "0" ? "1" : "0"}` : node,
+      ),
+    );
+    const dir = await mkdtemp(join(tmpdir(), "svc-verify-old-"));
+    const file = join(dir, "old.json");
+    await writeFile(file, JSON.stringify(old));
+    const bin = fileURLToPath(new URL("../bin/svc-verify.js", import.meta.url));
+    try {
+      const stale = await run(process.execPath, [bin, "--rpc", chain.url, file]).catch(
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(stale).toMatchObject({ code: 1 });
+      expect((stale as { stdout: string }).stdout.split("\n")[0]).toBe(
+        "NOT VERIFIED: stale_checkpoint",
+      );
+
+      const ok = await run(process.execPath, [bin, "--rpc", chain.url, "--api", honest.url, file]);
+      expect(ok.stdout.split("\n")[0]).toBe("VERIFIED");
+      expect(ok.stdout).toContain("consistency proof 6 → 21");
+      expect(honest.requests).toEqual([
+        `GET /owners/${log.owner.toBase58()}/consistency?from=6&to=21 auth=none`,
+      ]);
+
+      const result = await verifyBundle(old, {
+        rpcUrl: chain.url,
+        apiUrl: honest.url,
+        authority: authority.publicKey.toBase58(),
+        content: log.memories[4]?.content,
+      });
+      expect(result).toMatchObject({
+        verified: true,
+        contentChecked: true,
+        bridged: { from: 6, to: 21 },
+        onChain: { memoryCount: 21, nonce: 4, root: toHex(log.range.root()) },
+      });
+
+      const bad = await run(process.execPath, [
+        bin,
+        "--rpc",
+        chain.url,
+        "--api",
+        tampered.url,
+        file,
+      ])
+        .then(() => null)
+        .catch((error: { code: number; stdout: string }) => error);
+      expect(bad?.code).toBe(1);
+      expect(bad?.stdout.split("\n")[0]).toBe("NOT VERIFIED: consistency_invalid");
+      expect(await verifyBundle(old, { rpcUrl: chain.url, apiUrl: tampered.url })).toMatchObject({
+        verified: false,
+        reason: "consistency_invalid",
+        bridged: null,
+      });
+    } finally {
+      honest.server.close();
+      tampered.server.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -285,6 +285,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/owners/{owner}/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public RFC 9162 consistency proof between two anchored sizes of an owner's log
+         * @description No credential. Answers PROOF(from, D[to]) of the owner's log for 1 ≤ from ≤ to ≤ the size of the owner's latest anchored checkpoint (only anchored sizes are public; the chain shows `memoryCount` anyway). Hashes only. A verifier holding a proof bundle cut at size `from` checks the proof between the bundle's root and the root read from the chain at size `to`, and never trusts `rootFrom`/`rootTo`. Counted against the client IP's limit of unauthenticated routes.
+         */
+        get: operations["getOwnerConsistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -299,6 +319,26 @@ export interface paths {
         get: operations["streamEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol endpoint: the memory tools for AI agents
+         * @description The Model Context Protocol (Streamable HTTP transport, stateless, JSON answers) with the memory tools `remember` `{ content, metadata?, namespace? }`, `recall` `{ query?, limit?, metadata?, namespace?, rank? }`, `forget` `{ id }`, `prove` `{ id }` and `verify` `{ id }`. Point an MCP client at this URL with the `Authorization: Bearer` header; send `Accept: application/json, text/event-stream`. The tools act as the caller: an API key needs `memories:write` to remember, `memories:read` to recall, prove and verify, `memories:delete` to forget (a tool without its scope answers an error result `insufficient_scope`), and a namespace-confined key sees and writes only its namespace. Tool results are JSON text carrying memory ids and the `anchored` state. No sessions: `GET /mcp` and `DELETE /mcp` answer 405 `method_not_allowed`.
+         */
+        post: operations["mcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -663,6 +703,29 @@ export interface components {
             fromRoot: string;
             toRoot: string;
             proof: string[];
+        };
+        OwnerConsistencyProof: {
+            /** @description the owner's wallet public key, base58 */
+            owner: string;
+            from: number;
+            to: number;
+            /** @description root of the owner's tree of `from` leaves (informative: verify against yours), 64 lowercase hex characters */
+            rootFrom: string;
+            /** @description root of the owner's tree of `to` leaves (informative: verify against the chain), 64 lowercase hex characters */
+            rootTo: string;
+            proof: string[];
+        };
+        /** @description A JSON-RPC 2.0 message of the Model Context Protocol, e.g. `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":{"query":"french"}}}` */
+        JsonRpcMessage: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id?: string | number;
+            method?: string;
+            params?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         CreatedGrant: {
             id: string;
@@ -2421,6 +2484,70 @@ export interface operations {
             };
         };
     };
+    getOwnerConsistency: {
+        parameters: {
+            query: {
+                from: number;
+                to: number;
+            };
+            header?: never;
+            path: {
+                /** @description the owner's wallet public key, base58 (the commitment account's seed) */
+                owner: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof and both roots */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerConsistencyProof"];
+                };
+            };
+            /** @description invalid_request: a malformed owner or size, or not 1 ≤ from ≤ to ≤ the latest anchored size */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no user with this key, or a log never anchored */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests from this client IP */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the limit admits another request (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: an unexpected failure (no detail; the request id is in the message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     streamEvents: {
         parameters: {
             query?: {
@@ -2469,6 +2596,102 @@ export interface operations {
             };
             /** @description insufficient_scope: the API key lacks memories:read */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests with this credential */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the limit admits another request (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: an unexpected failure (no detail; the request id is in the message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JsonRpcMessage"] | components["schemas"]["JsonRpcMessage"][];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response(s): the `initialize` result, the tool list, a tool's result (`content` of one JSON text; `isError` for a refusal such as `not_found`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcMessage"] | components["schemas"]["JsonRpcMessage"][];
+                };
+            };
+            /** @description Accepted: the body held only notifications or responses */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request: not JSON-RPC 2.0 (or, from the MCP transport, a JSON-RPC error: an invalid message or protocol version) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Acceptable (a JSON-RPC error): the Accept header must list application/json and text/event-stream */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcMessage"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,8 @@
+/**
+ * `@svc/cli`: the `svc` command line over `@svc/client`. The binary is bin/svc.js; `run` is
+ * exported for embedding and tests.
+ * @module
+ */
+export { buildProgram, jsonRequested, type RunOptions, run } from "./cli.js";
+export { configDir, credentialsPath, type StoredCredentials } from "./credentials.js";
+export { EXIT, type ExitCode } from "./errors.js";

@@ -1,0 +1,179 @@
+/**
+ * The MCP tools' backend over core-api's in-process services (`@svc/mcp`'s `MemoryBackend`),
+ * acting as the authenticated caller of `POST /mcp`: the same validation as the HTTP routes
+ * (`CreateMemoryBodySchema`, `SearchBodySchema`), the same scopes (`memories:write` to remember,
+ * `memories:read` to recall, prove and verify, `memories:delete` to forget) and the caller's
+ * namespace confinement, applied by the memory services themselves.
+ * @module
+ */
+import { type AuthContext, AuthError, requireScope } from "@svc/auth";
+import { ChainUnavailableError } from "@svc/chain-commit";
+import { InvalidCursorError } from "@svc/db-schema";
+import { isDatabaseUnavailable } from "@svc/http-kit";
+import {
+  BackendError,
+  type IdOptions,
+  type MemoryBackend,
+  withinNamespace,
+} from "@svc/mcp/backend";
+import {
+  CreateMemoryBodySchema,
+  MemoryDomainError,
+  SearchBodySchema,
+  searchInputOf,
+} from "@svc/memory";
+import type { Services } from "../../context.js";
+import { IdParamSchema } from "../../schemas.js";
+
+/** The refusal of a failed validation, as the HTTP routes answer it (400 `invalid_request`). */
+function invalid(issues: readonly { path: PropertyKey[]; message: string }[]): BackendError {
+  return new BackendError(
+    "invalid_request",
+    "the request is not valid",
+    issues.map((issue) => ({ path: issue.path, message: issue.message })),
+  );
+}
+
+/**
+ * The typed errors of the packages as the tools' refusals, with the codes the HTTP routes answer
+ * (apps/core-api/src/errors.ts); anything else is rethrown (the tool answers `internal`).
+ */
+function translate(error: unknown): never {
+  if (error instanceof AuthError || error instanceof MemoryDomainError) {
+    throw new BackendError(error.code, error.message, (error as { details?: unknown }).details);
+  }
+  if (error instanceof InvalidCursorError) {
+    throw new BackendError("invalid_request", "invalid cursor");
+  }
+  if (error instanceof ChainUnavailableError) {
+    throw new BackendError("chain_unavailable", "the chain RPC is unavailable; try again later");
+  }
+  if (error instanceof Error && isDatabaseUnavailable(error)) {
+    throw new BackendError("database_unavailable", "the database does not answer; try again later");
+  }
+  throw error;
+}
+
+/** Runs a service call, translating its errors. */
+async function call<T>(body: () => Promise<T> | T): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    translate(error);
+  }
+}
+
+/**
+ * The caller narrowed to the MCP server's own confinement (`confinedTo`, a namespace prefix), on
+ * top of the credential's: the memory services then treat anything outside it as not found. A
+ * confinement that does not overlap the credential's sees nothing.
+ */
+function narrowed(auth: AuthContext, options: IdOptions | undefined): AuthContext {
+  const confinedTo = options?.confinedTo;
+  if (confinedTo === undefined) {
+    return auth;
+  }
+  if (withinNamespace(confinedTo, auth.namespace)) {
+    return { ...auth, namespace: confinedTo };
+  }
+  if (auth.namespace?.startsWith(confinedTo)) {
+    return auth;
+  }
+  throw new BackendError("not_found", "memory not found");
+}
+
+/** A path id, checked as the routes check `:id` (1–128 characters, no U+0000). */
+function memoryId(id: string): string {
+  const parsed = IdParamSchema.safeParse({ id });
+  if (!parsed.success) {
+    throw invalid(parsed.error.issues);
+  }
+  return parsed.data.id;
+}
+
+/**
+ * The tools' backend for `auth`, the caller of one `POST /mcp` request, over `services`.
+ * @param services the app's services (memory domain).
+ * @param auth the caller resolved by the bearer middleware (scopes, confinement, data key).
+ */
+export function servicesBackend(services: Services, auth: AuthContext): MemoryBackend {
+  return {
+    async remember(input) {
+      await call(() => requireScope(auth, "memories:write"));
+      const body = CreateMemoryBodySchema.safeParse({
+        content: input.content,
+        ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
+        ...(input.namespace === undefined ? {} : { namespace: input.namespace }),
+      });
+      if (!body.success) {
+        throw invalid(body.error.issues);
+      }
+      return call(() =>
+        services.memories.create(auth, services.dataKeys.of(auth), {
+          content: body.data.content,
+          metadata: body.data.metadata ?? {},
+          namespace: body.data.namespace,
+        }),
+      );
+    },
+
+    async recall(input) {
+      await call(() => requireScope(auth, "memories:read"));
+      const body = SearchBodySchema.safeParse(
+        Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)),
+      );
+      if (!body.success) {
+        throw invalid(body.error.issues);
+      }
+      const result = await call(() =>
+        services.memories.search(auth, services.dataKeys.of(auth), searchInputOf(body.data)),
+      );
+      return { items: result.items, more: result.nextCursor !== null };
+    },
+
+    async forget(id, options) {
+      const checked = memoryId(id);
+      await call(() => {
+        requireScope(auth, "memories:delete");
+        return services.memories.delete(
+          narrowed(auth, options),
+          services.dataKeys.of(auth),
+          checked,
+        );
+      });
+    },
+
+    async prove(id, options) {
+      const checked = memoryId(id);
+      return call(() => {
+        requireScope(auth, "memories:read");
+        return services.proofs.proofOf(
+          narrowed(auth, options),
+          services.dataKeys.of(auth),
+          checked,
+        );
+      });
+    },
+
+    async verify(id, options) {
+      const checked = memoryId(id);
+      const result = await call(async () => {
+        requireScope(auth, "memories:read");
+        const row = await services.memories.load(narrowed(auth, options), checked);
+        return services.proofs.verify(auth, services.dataKeys.of(auth), row);
+      });
+      return {
+        verified: result.verified,
+        anchored: result.reason !== "not_anchored",
+        reason: result.reason,
+        message: result.verified
+          ? "The service checked the memory's proof against the root committed on chain."
+          : result.reason === "not_anchored"
+            ? "Not anchored yet: the memory is not covered by a root committed on chain; retry after the next anchoring."
+            : `The check failed (${result.reason}): the memory's proof does not lead to the root committed on chain.`,
+        checkedBy: "server",
+        onChain: result.checkedAgainst,
+      };
+    },
+  };
+}

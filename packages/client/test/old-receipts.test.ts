@@ -1,0 +1,285 @@
+/**
+ * Receipts that do not go stale (docs/protocol.md §6.3), end to end: core-api in process over real
+ * HTTP on a fresh PostgreSQL, the local chain (litesvm with the commitment program) and the anchor
+ * service's own sweep. A proof bundle saved after the first anchoring still verifies after 50 more
+ * memories each anchored on its own, checked by a stranger with no credential: the consistency
+ * proof from the bundle's size to the on-chain size comes from the public
+ * `GET /owners/{owner}/consistency`, and is checked against the bundle's root and the ON-CHAIN
+ * root. A tampered proof (from a fake API) is `consistency_invalid`; a bundle whose root was never
+ * on chain does not verify whatever consistency answer is forged for it.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Keypair } from "@solana/web3.js";
+import { runSweep } from "@svc/anchor-service";
+import { ChainClient } from "@svc/chain-commit";
+import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
+import { requestAirdrop, startLocalChain } from "@svc/local-chain";
+import { type LeafData, leafHashOf } from "@svc/verifier";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
+// @svc/merkle-log is not a dependency of the SDK; the forger below builds its fake tree with it.
+import {
+  CompactRange,
+  consistencyProof,
+  fromHex,
+  MemoryNodeStore,
+  rootFromInclusionProof,
+  toHex,
+} from "../../merkle-log/src/index.js";
+import { createClient, type ProofBundle } from "../src/index.js";
+import { verifyProof, withVerify } from "../src/verify.js";
+
+let t: TestApp;
+let chain: Awaited<ReturnType<typeof startLocalChain>>;
+let chainDir: string;
+let authority: Keypair;
+let anchorChain: ChainClient;
+
+beforeAll(async () => {
+  chainDir = await mkdtemp(join(tmpdir(), "svc-old-receipts-"));
+  chain = await startLocalChain({
+    port: 0,
+    dataDir: chainDir,
+    programId: LOCAL_PROGRAM_ID,
+    logger: pino({ level: "silent" }),
+  });
+  authority = Keypair.generate();
+  await requestAirdrop(chain.url, authority.publicKey.toBase58(), 10e9);
+  anchorChain = new ChainClient({
+    rpcUrl: chain.url,
+    programId: LOCAL_PROGRAM_ID,
+    authority,
+    confirmTimeoutMs: 20_000,
+  });
+  t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
+});
+afterAll(async () => {
+  await t?.close();
+  await chain?.close();
+  await rm(chainDir, { recursive: true, force: true });
+});
+
+/** Anchors every user with pending leaves, as the anchor service's worker does each sweep. */
+async function anchorNow(): Promise<void> {
+  const report = await runSweep({
+    db: t.db,
+    chain: anchorChain,
+    logger: pino({ level: "silent" }),
+    config: { sealMaxPending: 1, sealMaxAgeMs: 1, maxInFlight: 4 },
+  });
+  expect(report.outcomes.length).toBeGreaterThan(0);
+  for (const outcome of report.outcomes) {
+    expect(outcome.outcome, JSON.stringify(outcome)).toBe("confirmed");
+  }
+}
+
+/** A fetch that records "METHOD url authorization" of every request, then sends it. */
+function recordingFetch(log: string[]): typeof fetch {
+  return (input, init) => {
+    const request = new Request(input, init);
+    log.push(`${request.method} ${request.url} ${request.headers.get("authorization") ?? "-"}`);
+    return fetch(request);
+  };
+}
+
+/**
+ * A fake memory API on a local port: `GET /owners/{owner}/consistency` answers `answer(query)`
+ * (JSON), anything else 404.
+ */
+async function fakeApi(
+  answer: (url: URL) => Promise<unknown>,
+): Promise<{ url: string; server: Server; hits: string[] }> {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://fake");
+    hits.push(`${req.method} ${url.pathname}${url.search}`);
+    if (!/^\/owners\/[^/]+\/consistency$/.test(url.pathname)) {
+      res.writeHead(404, { "content-type": "application/json" }).end('{"error":{}}');
+      return;
+    }
+    answer(url).then(
+      (body) =>
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body)),
+      (error: Error) => res.writeHead(500).end(error.message),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, server, hits };
+}
+
+describe("an old receipt, verified by a stranger after 50 more anchorings", () => {
+  it("true through the public route; consistency_invalid for a tampered proof; false for a root never on chain", async () => {
+    const keypair = Keypair.generate();
+    const owner = keypair.publicKey.toBase58();
+    const client = withVerify(createClient({ baseUrl: t.url }));
+    await client.signInWithKeypair(keypair);
+    const ids = (
+      await client.rememberMany([
+        { content: "first", metadata: { n: 1 } },
+        { content: "the receipt", metadata: { n: 2 } },
+        { content: "third" },
+      ])
+    ).map((m) => m.id);
+    const id = ids[1] as string;
+    await anchorNow();
+
+    // The receipt, saved as a file would keep it.
+    const saved = JSON.parse(JSON.stringify(await client.prove(id))) as ProofBundle;
+    expect(saved).toMatchObject({ anchored: true, checkpoint: { treeSize: 3 } });
+    const pinned = {
+      rpcUrl: chain.url,
+      programId: LOCAL_PROGRAM_ID,
+      authority: authority.publicKey.toBase58(),
+    };
+    expect(await verifyProof(saved, pinned)).toMatchObject({ ok: true, bridged: null });
+
+    for (let i = 0; i < 50; i++) {
+      await client.remember(`later ${i}`);
+      await anchorNow();
+    }
+    const head = await client.log.get();
+    expect(head).toMatchObject({ treeSize: 53, anchored: { treeSize: 53, nonce: 51 } });
+    const chainRoot = head.anchored?.rootHash as string;
+
+    // The credential is gone: from here on, nothing authenticated is called.
+    client.signOut();
+    const requests: string[] = [];
+    const stranger = { ...pinned, content: "the receipt", fetch: recordingFetch(requests) };
+
+    expect(await verifyProof(saved, stranger)).toMatchObject({
+      ok: false,
+      reason: "stale_checkpoint",
+      bridged: null,
+      onChain: { memoryCount: 53, nonce: 51, root: chainRoot },
+    });
+    const bridged = await verifyProof(saved, { ...stranger, apiUrl: t.url });
+    expect(bridged).toMatchObject({
+      ok: true,
+      contentChecked: true,
+      bridged: { from: 3, to: 53 },
+      onChain: { memoryCount: 53, nonce: 51, root: chainRoot },
+    });
+    expect(bridged.reason).toBeUndefined();
+    expect(bridged.bridged?.proof.length).toBeGreaterThan(0);
+    const apiRequests = requests.filter((r) => r.includes(t.url));
+    expect(apiRequests).toEqual([`GET ${t.url}/owners/${owner}/consistency?from=3&to=53 -`]);
+    expect(requests.every((r) => r.endsWith(" -"))).toBe(true);
+
+    // client.verify(id) bridges with the client's own baseUrl, e.g. behind a cache that still
+    // serves the receipt cut at size 3.
+    const lagging = withVerify(
+      createClient({
+        baseUrl: t.url,
+        token: "unused",
+        fetch: async (input, init) => {
+          const request = new Request(input, init);
+          const path = new URL(request.url).pathname;
+          if (path === `/memories/${id}/proof`) {
+            return Response.json(saved);
+          }
+          if (path === `/memories/${id}`) {
+            return Response.json({ id, content: "the receipt" });
+          }
+          return new Response(null, { status: 599 });
+        },
+      }),
+    );
+    expect(await lagging.verify(id, { rpcUrl: chain.url })).toMatchObject({
+      ok: true,
+      contentChecked: true,
+      bridged: { from: 3, to: 53 },
+    });
+
+    // A tampered consistency proof from a fake API: consistency_invalid.
+    const tampering = await fakeApi(async (url) => {
+      const answer = (await (await fetch(`${t.url}${url.pathname}${url.search}`)).json()) as {
+        proof: string[];
+      };
+      const proof = [...answer.proof];
+      proof[0] = `${proof[0]?.slice(0, 63)}${proof[0]?.endsWith("0") ? "1" : "0"}`;
+      return { ...answer, proof };
+    });
+    // A forger: a bundle for a leaf the owner never wrote, at index 1 of a made-up tree whose
+    // root at size 3 was never on chain, and "consistency" answers made for it.
+    const forgedLeaf = { ...saved.leafData, metadata: { n: 2, forged: true } } as LeafData;
+    const forgedLeafHash = leafHashOf(forgedLeaf);
+    const forgedRoot = rootFromInclusionProof(
+      1,
+      3,
+      forgedLeafHash,
+      (saved.inclusionProof ?? []).map(fromHex),
+    );
+    const forged: ProofBundle = {
+      ...saved,
+      leafData: forgedLeaf,
+      leafHash: toHex(forgedLeafHash),
+      checkpoint: { treeSize: 3, rootHash: toHex(forgedRoot) },
+    };
+    const leaves = (
+      await t.sql<{ leaf_hash: Buffer }[]>`
+        select m.leaf_hash from memories m join users u on u.id = m.user_id
+        where u.owner_pubkey = ${owner} order by m.leaf_index`
+    ).map((r, i) => (i === 1 ? forgedLeafHash : new Uint8Array(r.leaf_hash)));
+    expect(leaves).toHaveLength(53);
+    const fakeTree = CompactRange.empty();
+    const fakeNodes = new MemoryNodeStore();
+    for (const leaf of leaves) {
+      fakeNodes.put(fakeTree.append(leaf));
+    }
+    let forgery = 0;
+    const forger = await fakeApi(async (url) => {
+      const from = Number(url.searchParams.get("from"));
+      const to = Number(url.searchParams.get("to"));
+      forgery += 1;
+      if (forgery === 1) {
+        // The forged tree's own proof, claiming the chain's root as its end.
+        const proof = await consistencyProof(from, to, fakeNodes);
+        return {
+          owner,
+          from,
+          to,
+          rootFrom: toHex(forgedRoot),
+          rootTo: chainRoot,
+          proof: proof.map(toHex),
+        };
+      }
+      // The genuine proof of the real log, relabelled as starting at the forged root.
+      const real = (await (await fetch(`${t.url}${url.pathname}${url.search}`)).json()) as object;
+      return { ...real, rootFrom: toHex(forgedRoot) };
+    });
+    try {
+      expect(await verifyProof(saved, { ...pinned, apiUrl: tampering.url })).toMatchObject({
+        ok: false,
+        reason: "consistency_invalid",
+        bridged: null,
+      });
+      expect(tampering.hits).toEqual([`GET /owners/${owner}/consistency?from=3&to=53`]);
+
+      expect(await verifyProof(forged, pinned)).toMatchObject({
+        ok: false,
+        reason: "stale_checkpoint",
+      });
+      for (const round of [1, 2]) {
+        const outcome = await verifyProof(forged, { ...pinned, apiUrl: forger.url });
+        expect(outcome, `forgery ${round}`).toMatchObject({
+          ok: false,
+          reason: "consistency_invalid",
+        });
+      }
+      expect(forgery).toBe(2);
+      // The genuine service refuses to lend the forgery anything either.
+      expect(await verifyProof(forged, { ...pinned, apiUrl: t.url })).toMatchObject({
+        ok: false,
+        reason: "consistency_invalid",
+      });
+    } finally {
+      tampering.server.close();
+      forger.server.close();
+    }
+  });
+});

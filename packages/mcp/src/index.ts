@@ -1,0 +1,39 @@
+/**
+ * `@svc/mcp`: the MCP server of the verifiable memory service (contract §14). The tools
+ * `remember`, `recall`, `forget`, `prove` and `verify` over a {@link MemoryBackend}: over
+ * `@svc/client` for the stdio server ({@link runStdioServer}, the `svc-mcp` bin), or over
+ * core-api's in-process services for its `POST /mcp` endpoint.
+ * @module
+ */
+export {
+  BackendError,
+  type IdOptions,
+  type MemoryBackend,
+  type Metadata,
+  type ProofBundle,
+  type RecalledMemory,
+  type RecallInput,
+  type RecallResult,
+  type RememberInput,
+  type StoredMemory,
+  type VerifyResult,
+  withinNamespace,
+} from "./backend.js";
+export { type ClientBackendOptions, clientBackend } from "./client-backend.js";
+export {
+  createMemoryMcpServer,
+  type MemoryMcpServerOptions,
+  NAMESPACE_PATTERN,
+  SERVER_INSTRUCTIONS,
+  SERVER_NAME,
+  SERVER_VERSION,
+} from "./server.js";
+export {
+  main,
+  runStdioServer,
+  STDIO_ENV,
+  StdioConfigError,
+  type StdioServerHandle,
+  type StdioServerOptions,
+  stdioOptionsFromEnv,
+} from "./stdio.js";

@@ -1,0 +1,322 @@
+/**
+ * The stdio MCP server as an MCP client runs it: `node packages/mcp/bin/svc-mcp.js` spawned by the
+ * MCP SDK's own `StdioClientTransport`, configured by the environment, against core-api started in
+ * process on real PostgreSQL (apps/core-api/test/helpers.ts) with an API key minted through the
+ * API; the local chain (litesvm with the commitment program) and the anchor service's own sweep
+ * anchor, so `verify` checks against the chain from the server's process.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Keypair } from "@solana/web3.js";
+import { runSweep } from "@svc/anchor-service";
+import { ChainClient } from "@svc/chain-commit";
+import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
+import { requestAirdrop, startLocalChain } from "@svc/local-chain";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  mintApiKey,
+  newUser,
+  postJson,
+  startTestApp,
+  type TestApp,
+  type TestUser,
+} from "../../../apps/core-api/test/helpers.js";
+import { StdioConfigError, stdioOptionsFromEnv } from "../src/index.js";
+
+const BIN = fileURLToPath(new URL("../bin/svc-mcp.js", import.meta.url));
+
+let t: TestApp;
+let chain: Awaited<ReturnType<typeof startLocalChain>>;
+let chainDir: string;
+let authority: Keypair;
+let anchorChain: ChainClient;
+const open: Client[] = [];
+
+beforeAll(async () => {
+  chainDir = await mkdtemp(join(tmpdir(), "svc-mcp-"));
+  chain = await startLocalChain({
+    port: 0,
+    dataDir: chainDir,
+    programId: LOCAL_PROGRAM_ID,
+    logger: pino({ level: "silent" }),
+  });
+  authority = Keypair.generate();
+  await requestAirdrop(chain.url, authority.publicKey.toBase58(), 10e9);
+  anchorChain = new ChainClient({
+    rpcUrl: chain.url,
+    programId: LOCAL_PROGRAM_ID,
+    authority,
+    confirmTimeoutMs: 20_000,
+  });
+  t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
+});
+afterAll(async () => {
+  await Promise.all(open.map((client) => client.close()));
+  await t?.close();
+  await chain?.close();
+  await rm(chainDir, { recursive: true, force: true });
+});
+
+/** Anchors every user with pending leaves, as the anchor service's worker does each sweep. */
+async function anchorNow(): Promise<void> {
+  const report = await runSweep({
+    db: t.db,
+    chain: anchorChain,
+    logger: pino({ level: "silent" }),
+    config: { sealMaxPending: 1, sealMaxAgeMs: 1, maxInFlight: 4 },
+  });
+  for (const outcome of report.outcomes) {
+    expect(outcome.outcome, JSON.stringify(outcome)).toBe("confirmed");
+  }
+}
+
+/** Spawns `svc-mcp` with `env` (on top of the SDK's safe default environment) and connects. */
+async function spawnServer(env: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: "svc-mcp-test", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN],
+      env: { ...getDefaultEnvironment(), ...env },
+      stderr: "inherit",
+    }),
+  );
+  open.push(client);
+  return client;
+}
+
+/** Calls a tool and parses its one JSON text content. */
+async function tool<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; body: T }> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  expect(result.content).toHaveLength(1);
+  const [content] = result.content;
+  expect(content?.type).toBe("text");
+  return {
+    isError: result.isError === true,
+    body: JSON.parse((content as { text: string }).text) as T,
+  };
+}
+
+interface Recalled {
+  count: number;
+  items: { id: string; content: string; namespace: string | null; anchored: boolean }[];
+}
+interface ToolError {
+  error: { code: string; message: string };
+}
+
+describe("svc-mcp over stdio", () => {
+  let user: TestUser;
+  let client: Client;
+  let id: string;
+
+  beforeAll(async () => {
+    user = await newUser(t.url);
+    client = await spawnServer({
+      SVC_URL: t.url,
+      SVC_API_KEY: await mintApiKey(t.url, user.token, "stdio"),
+      SVC_RPC_URL: chain.url,
+      SVC_PROGRAM_ID: LOCAL_PROGRAM_ID,
+      SVC_AUTHORITY: authority.publicKey.toBase58(),
+    });
+  });
+
+  it("lists the five tools", async () => {
+    expect(client.getServerVersion()?.name).toBe("svc-memory");
+    const { tools } = await client.listTools();
+    expect(tools.map((entry) => entry.name).sort()).toEqual([
+      "forget",
+      "prove",
+      "recall",
+      "remember",
+      "verify",
+    ]);
+    for (const entry of tools) {
+      expect(entry.description, entry.name).toMatch(/memor/i);
+      expect(entry.inputSchema.type).toBe("object");
+    }
+  });
+
+  it("remembers, then recalls", async () => {
+    const stored = await tool<{ id: string; anchored: boolean }>(client, "remember", {
+      content: "The deploy window is Tuesday 14:00 UTC.",
+      metadata: { topic: "ops" },
+    });
+    expect(stored.isError).toBe(false);
+    expect(stored.body.anchored).toBe(false);
+    id = stored.body.id;
+    const recalled = await tool<Recalled>(client, "recall", { query: "deploy window" });
+    expect(recalled.body.items).toEqual([
+      expect.objectContaining({
+        id,
+        content: "The deploy window is Tuesday 14:00 UTC.",
+        anchored: false,
+      }),
+    ]);
+    const ranked = await tool<Recalled & { items: { score: number }[] }>(client, "recall", {
+      query: "tuesday deploy",
+      rank: "relevance",
+      metadata: { topic: { $in: ["ops", "dev"] } },
+    });
+    expect(ranked.body.items[0]).toMatchObject({ id, score: expect.any(Number) });
+  });
+
+  it("proves and verifies against the chain from the server's own process", async () => {
+    const early = await tool<{ anchored: boolean }>(client, "prove", { id });
+    expect(early.body.anchored).toBe(false);
+    const notYet = await tool(client, "verify", { id });
+    expect(notYet.body).toMatchObject({
+      verified: false,
+      anchored: false,
+      reason: "not_anchored",
+      checkedBy: "client",
+    });
+
+    await anchorNow();
+    const proved = await tool<{ anchored: boolean; bundle: { inclusionProof: string[] } }>(
+      client,
+      "prove",
+      { id },
+    );
+    expect(proved.body.anchored).toBe(true);
+    expect(Array.isArray(proved.body.bundle.inclusionProof)).toBe(true);
+    const verified = await tool<{ onChain: { authority: string } }>(client, "verify", { id });
+    expect(verified.body).toMatchObject({
+      id,
+      verified: true,
+      anchored: true,
+      reason: null,
+      checkedBy: "client",
+    });
+    expect(verified.body.onChain.authority).toBe(authority.publicKey.toBase58());
+  });
+
+  it("reports why not when a pin does not match the chain", async () => {
+    const pinnedWrong = await spawnServer({
+      SVC_URL: t.url,
+      SVC_API_KEY: await mintApiKey(t.url, user.token, "wrong-pin"),
+      SVC_RPC_URL: chain.url,
+      SVC_AUTHORITY: Keypair.generate().publicKey.toBase58(),
+    });
+    const result = await tool(pinnedWrong, "verify", { id });
+    expect(result.isError).toBe(false);
+    expect(result.body).toMatchObject({
+      verified: false,
+      anchored: true,
+      reason: "authority_mismatch",
+    });
+  });
+
+  it("forgets", async () => {
+    const forgotten = await tool(client, "forget", { id });
+    expect(forgotten.body).toMatchObject({ id, forgotten: true });
+    const again = await tool<ToolError>(client, "forget", { id });
+    expect(again.isError).toBe(true);
+    expect(again.body.error.code).toBe("not_found");
+    expect((await tool<Recalled>(client, "recall", { query: "deploy" })).body.count).toBe(0);
+  });
+});
+
+describe("svc-mcp confined to a namespace (SVC_NAMESPACE)", () => {
+  it("writes into the namespace, recalls only from it, and hides other memories", async () => {
+    const user = await newUser(t.url);
+    const other = await postJson(
+      `${t.url}/memories`,
+      { content: "a writer note", namespace: "agent:writer" },
+      user.headers,
+    );
+    const otherId = ((await other.json()) as { id: string }).id;
+    // A full-access session token, confined by the server itself; no RPC URL: verify asks the API.
+    const client = await spawnServer({
+      SVC_URL: t.url,
+      SVC_TOKEN: user.token,
+      SVC_NAMESPACE: "agent:research",
+    });
+    const stored = await tool<{ id: string; namespace: string }>(client, "remember", {
+      content: "a research note",
+    });
+    expect(stored.body.namespace).toBe("agent:research");
+    const sub = await tool<{ namespace: string }>(client, "remember", {
+      content: "a research run note",
+      namespace: "agent:research/run:7",
+    });
+    expect(sub.body.namespace).toBe("agent:research/run:7");
+    const refused = await tool<ToolError>(client, "remember", {
+      content: "escape",
+      namespace: "agent:writer",
+    });
+    expect(refused.body.error.code).toBe("forbidden");
+
+    const recalled = await tool<Recalled>(client, "recall", { query: "note" });
+    expect(recalled.body.items.map((item) => item.namespace).sort()).toEqual([
+      "agent:research",
+      "agent:research/run:7",
+    ]);
+    const latest = await tool<Recalled>(client, "recall", {});
+    expect(latest.body.count).toBe(2);
+    const outside = await tool<ToolError>(client, "recall", { namespace: "agent:writer" });
+    expect(outside.body.error.code).toBe("forbidden");
+    for (const name of ["prove", "verify", "forget"]) {
+      const hidden = await tool<ToolError>(client, name, { id: otherId });
+      expect(hidden.body.error.code, name).toBe("not_found");
+    }
+    const checked = await tool(client, "verify", { id: stored.body.id });
+    expect(checked.body).toMatchObject({
+      verified: false,
+      reason: "not_anchored",
+      checkedBy: "server",
+    });
+    // The other memory is untouched.
+    const still = await fetch(`${t.url}/memories/${otherId}`, { headers: user.headers });
+    expect(still.status).toBe(200);
+  });
+});
+
+describe("configuration", () => {
+  it("reads the environment, and refuses a missing URL or credential", () => {
+    expect(
+      stdioOptionsFromEnv({
+        SVC_URL: "http://localhost:8787",
+        SVC_API_KEY: "svc_x",
+        SVC_NAMESPACE: "agent:a",
+        SVC_RPC_URL: "",
+      }),
+    ).toMatchObject({
+      url: "http://localhost:8787",
+      apiKey: "svc_x",
+      namespace: "agent:a",
+      rpcUrl: undefined,
+    });
+    expect(() => stdioOptionsFromEnv({ SVC_API_KEY: "svc_x" })).toThrow(StdioConfigError);
+    expect(() => stdioOptionsFromEnv({ SVC_URL: "http://localhost:8787" })).toThrow(/SVC_API_KEY/);
+    expect(() =>
+      stdioOptionsFromEnv({ SVC_URL: "http://x", SVC_API_KEY: "k", SVC_NAMESPACE: "bad space" }),
+    ).toThrow(/SVC_NAMESPACE/);
+  });
+
+  it("exits 2 with a message on stderr when misconfigured", () => {
+    const result = spawnSync(process.execPath, [BIN], {
+      env: { ...getDefaultEnvironment(), SVC_URL: "" },
+      encoding: "utf8",
+      input: "",
+      timeout: 30_000,
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/svc-mcp: SVC_URL/);
+    expect(result.stdout).toBe("");
+  });
+});
