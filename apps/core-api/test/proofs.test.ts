@@ -243,8 +243,8 @@ describe("GET /owners/{owner}/consistency (public)", () => {
     owner: string;
     from: number;
     to: number;
-    rootFrom: string;
-    rootTo: string;
+    fromRoot: string;
+    toRoot: string;
     proof: string[];
   };
   const publicProof = (owner: string, query: string) =>
@@ -283,9 +283,9 @@ describe("GET /owners/{owner}/consistency (public)", () => {
       const res = await publicProof(owner, `from=${from}&to=${to}`);
       expect(res.status, `${from}..${to}`).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(
-        ["from", "owner", "proof", "rootFrom", "rootTo", "to"].sort(),
+        ["from", "owner", "proof", "fromRoot", "toRoot", "to"].sort(),
       );
-      expect(res.body).toMatchObject({ owner, from, to, rootFrom: hex(from), rootTo: hex(to) });
+      expect(res.body).toMatchObject({ owner, from, to, fromRoot: hex(from), toRoot: hex(to) });
       if (from === to) {
         expect(res.body.proof).toEqual([]);
       }

@@ -243,14 +243,14 @@ describe("an old receipt, verified by a stranger after 50 more anchorings", () =
           owner,
           from,
           to,
-          rootFrom: toHex(forgedRoot),
-          rootTo: chainRoot,
+          fromRoot: toHex(forgedRoot),
+          toRoot: chainRoot,
           proof: proof.map(toHex),
         };
       }
       // The genuine proof of the real log, relabelled as starting at the forged root.
       const real = (await (await fetch(`${t.url}${url.pathname}${url.search}`)).json()) as object;
-      return { ...real, rootFrom: toHex(forgedRoot) };
+      return { ...real, fromRoot: toHex(forgedRoot) };
     });
     try {
       expect(await verifyProof(saved, { ...pinned, apiUrl: tampering.url })).toMatchObject({

@@ -84,8 +84,8 @@ export interface ConsistencyView {
 
 /**
  * `GET /owners/{owner}/consistency` (docs/protocol.md §6.3, public): the RFC 9162 §2.1.4
- * consistency proof between two ANCHORED sizes of an owner's log, hashes only. `rootFrom` and
- * `rootTo` are informative: a verifier checks `proof` against roots it already trusts (the
+ * consistency proof between two ANCHORED sizes of an owner's log, hashes only. `fromRoot` and
+ * `toRoot` are informative: a verifier checks `proof` against roots it already trusts (the
  * bundle's, whose inclusion proof it checked, and the one read from the chain).
  */
 export interface OwnerConsistencyView {
@@ -94,9 +94,9 @@ export interface OwnerConsistencyView {
   readonly from: number;
   readonly to: number;
   /** Root of the owner's tree of `from` leaves, hex. */
-  readonly rootFrom: string;
+  readonly fromRoot: string;
   /** Root of the owner's tree of `to` leaves, hex. */
-  readonly rootTo: string;
+  readonly toRoot: string;
   /** PROOF(from, D[to]), hex, in RFC 9162 §2.1.4.1 order; empty when from = to. */
   readonly proof: string[];
 }
@@ -273,7 +273,7 @@ export class ProofService {
    * checkpoint. This is what lets a stranger bridge an old proof bundle, cut at an earlier
    * anchored size, to the root on chain now (RFC 9162 §2.1.4.2 verification, in @svc/verifier).
    * @param ownerPubkey the owner's wallet public key, base58.
-   * @returns `{ owner, from, to, rootFrom, rootTo, proof }`, hashes as lowercase hex.
+   * @returns `{ owner, from, to, fromRoot, toRoot, proof }`, hashes as lowercase hex.
    * @throws MemoryDomainError `not_found` when no user has that key or the user's log was never
    *   anchored (the two are indistinguishable, so the route does not reveal who signed up).
    * @throws MemoryDomainError `invalid_request` unless 1 ≤ from ≤ to ≤ the latest anchored size
@@ -303,7 +303,7 @@ export class ProofService {
       );
     }
     const { proof, fromRoot, toRoot } = await this.proofBetween(user.id, from, to);
-    return { owner: ownerPubkey, from, to, rootFrom: fromRoot, rootTo: toRoot, proof };
+    return { owner: ownerPubkey, from, to, fromRoot, toRoot, proof };
   }
 
   /** PROOF(from, D[to]) of the user's log and its roots at both sizes, hex; 1 ≤ from ≤ to ≤ size. */

@@ -7,7 +7,7 @@
  * the service's public route `GET /owners/{owner}/consistency?from=M&to=N` (no credential), or
  * from any {@link FetchConsistency} the caller supplies. Nothing it answers is trusted: the
  * verifier checks the proof against rootM (from the bundle, after its inclusion proof verified)
- * and rootN (read from the chain), never against the `rootFrom`/`rootTo` of the answer.
+ * and rootN (read from the chain), never against the `fromRoot`/`toRoot` of the answer.
  * @module
  */
 
@@ -85,7 +85,7 @@ function urlUnder(base: URL, request: ConsistencyRequest): string {
 /**
  * A {@link FetchConsistency} over the memory API's public route
  * `GET {apiUrl}/owners/{owner}/consistency?from=M&to=N` (docs/protocol.md §6.3): one GET, no
- * credential, JSON answer `{ owner, from, to, rootFrom, rootTo, proof }`.
+ * credential, JSON answer `{ owner, from, to, fromRoot, toRoot, proof }`.
  * @param apiUrl the core API's base URL.
  * @returns a function resolving to the parsed JSON answer of a 2xx response.
  * @throws TypeError (immediately) when `apiUrl` is not an absolute http(s) URL.

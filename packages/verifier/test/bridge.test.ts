@@ -106,8 +106,8 @@ class Log {
       owner: this.owner,
       from,
       to,
-      rootFrom: toHex(this.rootAt(from)),
-      rootTo: toHex(this.rootAt(to)),
+      fromRoot: toHex(this.rootAt(from)),
+      toRoot: toHex(this.rootAt(to)),
       proof: (await consistencyProof(from, to, this.store)).map(toHex),
     };
   }
@@ -192,8 +192,8 @@ describe("an old bundle (checkpoint 5, chain 13)", () => {
     const net = fakeNet(log, chainNow, async (url) =>
       Response.json({
         ...(await log.answer(Number(url.searchParams.get("from")), N)),
-        rootFrom: "00".repeat(32),
-        rootTo: "11".repeat(32),
+        fromRoot: "00".repeat(32),
+        toRoot: "11".repeat(32),
       }),
     );
     const bundle = await log.bundle(2, M);
@@ -345,8 +345,8 @@ describe("an old bundle (checkpoint 5, chain 13)", () => {
     expect(forged.checkpoint.rootHash).not.toBe(toHex(log.rootAt(M)));
     const forgeries: unknown[] = [
       await fork.answer(M, N), // the fork's own consistency, to the fork's root
-      { ...(await log.answer(M, N)), rootFrom: forged.checkpoint.rootHash }, // the real proof
-      { ...(await fork.answer(M, N)), rootTo: toHex(chainNow.root) }, // claiming the chain's root
+      { ...(await log.answer(M, N)), fromRoot: forged.checkpoint.rootHash }, // the real proof
+      { ...(await fork.answer(M, N)), toRoot: toHex(chainNow.root) }, // claiming the chain's root
     ];
     for (const answer of forgeries) {
       const result = await verifyBundle(forged, {

@@ -331,8 +331,8 @@ async function consistencyServer(
           owner: match[1],
           from,
           to,
-          rootFrom: "00".repeat(32),
-          rootTo: "00".repeat(32),
+          fromRoot: "00".repeat(32),
+          toRoot: "00".repeat(32),
           proof: tamper(proof.map((node) => toHex(node))),
         }),
       );

@@ -294,7 +294,7 @@ export interface paths {
         };
         /**
          * Public RFC 9162 consistency proof between two anchored sizes of an owner's log
-         * @description No credential. Answers PROOF(from, D[to]) of the owner's log for 1 ≤ from ≤ to ≤ the size of the owner's latest anchored checkpoint (only anchored sizes are public; the chain shows `memoryCount` anyway). Hashes only. A verifier holding a proof bundle cut at size `from` checks the proof between the bundle's root and the root read from the chain at size `to`, and never trusts `rootFrom`/`rootTo`. Counted against the client IP's limit of unauthenticated routes.
+         * @description No credential. Answers PROOF(from, D[to]) of the owner's log for 1 ≤ from ≤ to ≤ the size of the owner's latest anchored checkpoint (only anchored sizes are public; the chain shows `memoryCount` anyway). Hashes only. A verifier holding a proof bundle cut at size `from` checks the proof between the bundle's root and the root read from the chain at size `to`, and never trusts `fromRoot`/`toRoot`. Counted against the client IP's limit of unauthenticated routes.
          */
         get: operations["getOwnerConsistency"];
         put?: never;
@@ -710,9 +710,9 @@ export interface components {
             from: number;
             to: number;
             /** @description root of the owner's tree of `from` leaves (informative: verify against yours), 64 lowercase hex characters */
-            rootFrom: string;
+            fromRoot: string;
             /** @description root of the owner's tree of `to` leaves (informative: verify against the chain), 64 lowercase hex characters */
-            rootTo: string;
+            toRoot: string;
             proof: string[];
         };
         /** @description A JSON-RPC 2.0 message of the Model Context Protocol, e.g. `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":{"query":"french"}}}` */

@@ -19,8 +19,8 @@ const OwnerConsistencySchema = z
     owner: z.string().openapi({ description: "the owner's wallet public key, base58" }),
     from: z.number().int(),
     to: z.number().int(),
-    rootFrom: hex("root of the owner's tree of `from` leaves (informative: verify against yours)"),
-    rootTo: hex("root of the owner's tree of `to` leaves (informative: verify against the chain)"),
+    fromRoot: hex("root of the owner's tree of `from` leaves (informative: verify against yours)"),
+    toRoot: hex("root of the owner's tree of `to` leaves (informative: verify against the chain)"),
     proof: z.array(hex("a node of PROOF(from, D[to]) (RFC 9162 §2.1.4.1)")),
   })
   .openapi("OwnerConsistencyProof");
@@ -47,7 +47,7 @@ export function registerGetOwnerConsistency(app: App, _deps: AppDeps, services: 
     tags: ["proofs"],
     summary: "Public RFC 9162 consistency proof between two anchored sizes of an owner's log",
     description:
-      "No credential. Answers PROOF(from, D[to]) of the owner's log for 1 ≤ from ≤ to ≤ the size of the owner's latest anchored checkpoint (only anchored sizes are public; the chain shows `memoryCount` anyway). Hashes only. A verifier holding a proof bundle cut at size `from` checks the proof between the bundle's root and the root read from the chain at size `to`, and never trusts `rootFrom`/`rootTo`. Counted against the client IP's limit of unauthenticated routes.",
+      "No credential. Answers PROOF(from, D[to]) of the owner's log for 1 ≤ from ≤ to ≤ the size of the owner's latest anchored checkpoint (only anchored sizes are public; the chain shows `memoryCount` anyway). Hashes only. A verifier holding a proof bundle cut at size `from` checks the proof between the bundle's root and the root read from the chain at size `to`, and never trusts `fromRoot`/`toRoot`. Counted against the client IP's limit of unauthenticated routes.",
     security: [],
     middleware: [limitPerClientIp<AppEnv>()] as const,
     request: {
