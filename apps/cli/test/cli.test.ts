@@ -14,39 +14,25 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Keypair } from "@solana/web3.js";
-import { runSweep } from "@svc/anchor-service";
-import { ChainClient } from "@svc/chain-commit";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { requestAirdrop, startLocalChain } from "@svc/local-chain";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AnchoringChain,
+  startAnchoringChain,
+} from "../../../packages/client/test/_anchoring.js";
 import { startTestApp, type TestApp } from "../../core-api/test/helpers.js";
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "bin", "svc.js");
 
 let t: TestApp;
 let apiStopped = false;
-let chain: Awaited<ReturnType<typeof startLocalChain>>;
+let chain: AnchoringChain;
 let scratch: string;
 let authority: Keypair;
-let anchorChain: ChainClient;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "svc-cli-"));
-  chain = await startLocalChain({
-    port: 0,
-    dataDir: join(scratch, "chain"),
-    programId: LOCAL_PROGRAM_ID,
-    logger: pino({ level: "silent" }),
-  });
-  authority = Keypair.generate();
-  await requestAirdrop(chain.url, authority.publicKey.toBase58(), 10e9);
-  anchorChain = new ChainClient({
-    rpcUrl: chain.url,
-    programId: LOCAL_PROGRAM_ID,
-    authority,
-    confirmTimeoutMs: 20_000,
-  });
+  chain = await startAnchoringChain(join(scratch, "chain"));
+  authority = chain.authority;
   const authorityPath = join(scratch, "authority.json");
   await writeFile(authorityPath, JSON.stringify(Array.from(authority.secretKey)));
   t = await startTestApp({
@@ -68,15 +54,7 @@ afterAll(async () => {
 
 /** Anchors every user with pending leaves, as the anchor service's worker does each sweep. */
 async function anchorNow(): Promise<void> {
-  const report = await runSweep({
-    db: t.db,
-    chain: anchorChain,
-    logger: pino({ level: "silent" }),
-    config: { sealMaxPending: 1, sealMaxAgeMs: 1, maxInFlight: 4 },
-  });
-  for (const outcome of report.outcomes) {
-    expect(outcome.outcome, JSON.stringify(outcome)).toBe("confirmed");
-  }
+  await chain.anchorNow(t.db);
 }
 
 /** A user of the CLI: a home directory, a config directory and a Solana CLI keypair file. */

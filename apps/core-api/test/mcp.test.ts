@@ -17,6 +17,7 @@ import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
 import { rootAtSize } from "@svc/db-schema";
 import { requestAirdrop, startLocalChain } from "@svc/local-chain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tool } from "../../../packages/mcp/test/_tool.js";
 import {
   call,
   newUser,
@@ -63,22 +64,6 @@ async function connect(bearer: string, url = t.url): Promise<Client> {
   );
   open.push(client);
   return client;
-}
-
-/** Calls a tool and parses its one JSON text content. */
-async function tool<T = Record<string, unknown>>(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<{ isError: boolean; body: T }> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  expect(result.content).toHaveLength(1);
-  const [content] = result.content;
-  expect(content?.type).toBe("text");
-  return {
-    isError: result.isError === true,
-    body: JSON.parse((content as { text: string }).text) as T,
-  };
 }
 
 interface Recalled {

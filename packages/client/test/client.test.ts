@@ -1,20 +1,7 @@
-/**
- * The SDK against the real service: core-api in process over real HTTP on a fresh PostgreSQL
- * (apps/core-api/test/helpers.ts), the local chain (litesvm with the commitment program) and the
- * anchor service's own sweep to anchor. Users are real ed25519 keypairs; every SDK method is
- * called and its result checked.
- */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import * as ed from "@noble/ed25519";
 import { Keypair } from "@solana/web3.js";
-import { runSweep } from "@svc/anchor-service";
-import { ChainClient } from "@svc/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { requestAirdrop, startLocalChain } from "@svc/local-chain";
 import bs58 from "bs58";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
 import {
@@ -26,48 +13,25 @@ import {
   unwrap,
 } from "../src/index.js";
 import { verify, verifyProof, withVerify } from "../src/verify.js";
+import { type AnchoringChain, startAnchoringChain } from "./_anchoring.js";
 
 let t: TestApp;
-let chain: Awaited<ReturnType<typeof startLocalChain>>;
-let chainDir: string;
+let chain: AnchoringChain;
 let authority: Keypair;
-let anchorChain: ChainClient;
 
 beforeAll(async () => {
-  chainDir = await mkdtemp(join(tmpdir(), "svc-client-"));
-  chain = await startLocalChain({
-    port: 0,
-    dataDir: chainDir,
-    programId: LOCAL_PROGRAM_ID,
-    logger: pino({ level: "silent" }),
-  });
-  authority = Keypair.generate();
-  await requestAirdrop(chain.url, authority.publicKey.toBase58(), 10e9);
-  anchorChain = new ChainClient({
-    rpcUrl: chain.url,
-    programId: LOCAL_PROGRAM_ID,
-    authority,
-    confirmTimeoutMs: 20_000,
-  });
+  chain = await startAnchoringChain();
+  authority = chain.authority;
   t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
 });
 afterAll(async () => {
   await t?.close();
   await chain?.close();
-  await rm(chainDir, { recursive: true, force: true });
 });
 
 /** Anchors every user with pending leaves, as the anchor service's worker does each sweep. */
 async function anchorNow(): Promise<void> {
-  const report = await runSweep({
-    db: t.db,
-    chain: anchorChain,
-    logger: pino({ level: "silent" }),
-    config: { sealMaxPending: 1, sealMaxAgeMs: 1, maxInFlight: 4 },
-  });
-  for (const outcome of report.outcomes) {
-    expect(outcome.outcome, JSON.stringify(outcome)).toBe("confirmed");
-  }
+  await chain.anchorNow(t.db);
 }
 
 /** A client signed in with a fresh keypair. */

@@ -1,24 +1,7 @@
-/**
- * Receipts that do not go stale (docs/protocol.md §6.3), end to end: core-api in process over real
- * HTTP on a fresh PostgreSQL, the local chain (litesvm with the commitment program) and the anchor
- * service's own sweep. A proof bundle saved after the first anchoring still verifies after 50 more
- * memories each anchored on its own, checked by a stranger with no credential: the consistency
- * proof from the bundle's size to the on-chain size comes from the public
- * `GET /owners/{owner}/consistency`, and is checked against the bundle's root and the ON-CHAIN
- * root. A tampered proof (from a fake API) is `consistency_invalid`; a bundle whose root was never
- * on chain does not verify whatever consistency answer is forged for it.
- */
-import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
-import { runSweep } from "@svc/anchor-service";
-import { ChainClient } from "@svc/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { requestAirdrop, startLocalChain } from "@svc/local-chain";
 import { type LeafData, leafHashOf } from "@svc/verifier";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
 // @svc/merkle-log is not a dependency of the SDK; the forger below builds its fake tree with it.
@@ -32,49 +15,24 @@ import {
 } from "../../merkle-log/src/index.js";
 import { createClient, type ProofBundle } from "../src/index.js";
 import { verifyProof, withVerify } from "../src/verify.js";
+import { type AnchoringChain, startAnchoringChain } from "./_anchoring.js";
 
 let t: TestApp;
-let chain: Awaited<ReturnType<typeof startLocalChain>>;
-let chainDir: string;
-let authority: Keypair;
-let anchorChain: ChainClient;
+let chain: AnchoringChain;
 
 beforeAll(async () => {
-  chainDir = await mkdtemp(join(tmpdir(), "svc-old-receipts-"));
-  chain = await startLocalChain({
-    port: 0,
-    dataDir: chainDir,
-    programId: LOCAL_PROGRAM_ID,
-    logger: pino({ level: "silent" }),
-  });
-  authority = Keypair.generate();
-  await requestAirdrop(chain.url, authority.publicKey.toBase58(), 10e9);
-  anchorChain = new ChainClient({
-    rpcUrl: chain.url,
-    programId: LOCAL_PROGRAM_ID,
-    authority,
-    confirmTimeoutMs: 20_000,
-  });
+  chain = await startAnchoringChain();
   t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
 });
 afterAll(async () => {
   await t?.close();
   await chain?.close();
-  await rm(chainDir, { recursive: true, force: true });
 });
 
 /** Anchors every user with pending leaves, as the anchor service's worker does each sweep. */
 async function anchorNow(): Promise<void> {
-  const report = await runSweep({
-    db: t.db,
-    chain: anchorChain,
-    logger: pino({ level: "silent" }),
-    config: { sealMaxPending: 1, sealMaxAgeMs: 1, maxInFlight: 4 },
-  });
+  const report = await chain.anchorNow(t.db);
   expect(report.outcomes.length).toBeGreaterThan(0);
-  for (const outcome of report.outcomes) {
-    expect(outcome.outcome, JSON.stringify(outcome)).toBe("confirmed");
-  }
 }
 
 /** A fetch that records "METHOD url authorization" of every request, then sends it. */
@@ -134,7 +92,7 @@ describe("an old receipt, verified by a stranger after 50 more anchorings", () =
     const pinned = {
       rpcUrl: chain.url,
       programId: LOCAL_PROGRAM_ID,
-      authority: authority.publicKey.toBase58(),
+      authority: chain.authority.publicKey.toBase58(),
     };
     expect(await verifyProof(saved, pinned)).toMatchObject({ ok: true, bridged: null });
 

@@ -6,22 +6,14 @@
  * anchor, so `verify` checks against the chain from the server's process.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   getDefaultEnvironment,
   StdioClientTransport,
 } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Keypair } from "@solana/web3.js";
-import { runSweep } from "@svc/anchor-service";
-import { ChainClient } from "@svc/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { requestAirdrop, startLocalChain } from "@svc/local-chain";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   mintApiKey,
@@ -31,53 +23,31 @@ import {
   type TestApp,
   type TestUser,
 } from "../../../apps/core-api/test/helpers.js";
+import { type AnchoringChain, startAnchoringChain } from "../../client/test/_anchoring.js";
 import { StdioConfigError, stdioOptionsFromEnv } from "../src/index.js";
+import { tool } from "./_tool.js";
 
 const BIN = fileURLToPath(new URL("../bin/svc-mcp.js", import.meta.url));
 
 let t: TestApp;
-let chain: Awaited<ReturnType<typeof startLocalChain>>;
-let chainDir: string;
+let chain: AnchoringChain;
 let authority: Keypair;
-let anchorChain: ChainClient;
 const open: Client[] = [];
 
 beforeAll(async () => {
-  chainDir = await mkdtemp(join(tmpdir(), "svc-mcp-"));
-  chain = await startLocalChain({
-    port: 0,
-    dataDir: chainDir,
-    programId: LOCAL_PROGRAM_ID,
-    logger: pino({ level: "silent" }),
-  });
-  authority = Keypair.generate();
-  await requestAirdrop(chain.url, authority.publicKey.toBase58(), 10e9);
-  anchorChain = new ChainClient({
-    rpcUrl: chain.url,
-    programId: LOCAL_PROGRAM_ID,
-    authority,
-    confirmTimeoutMs: 20_000,
-  });
+  chain = await startAnchoringChain();
+  authority = chain.authority;
   t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
 });
 afterAll(async () => {
   await Promise.all(open.map((client) => client.close()));
   await t?.close();
   await chain?.close();
-  await rm(chainDir, { recursive: true, force: true });
 });
 
 /** Anchors every user with pending leaves, as the anchor service's worker does each sweep. */
 async function anchorNow(): Promise<void> {
-  const report = await runSweep({
-    db: t.db,
-    chain: anchorChain,
-    logger: pino({ level: "silent" }),
-    config: { sealMaxPending: 1, sealMaxAgeMs: 1, maxInFlight: 4 },
-  });
-  for (const outcome of report.outcomes) {
-    expect(outcome.outcome, JSON.stringify(outcome)).toBe("confirmed");
-  }
+  await chain.anchorNow(t.db);
 }
 
 /** Spawns `svc-mcp` with `env` (on top of the SDK's safe default environment) and connects. */
@@ -93,22 +63,6 @@ async function spawnServer(env: Record<string, string>): Promise<Client> {
   );
   open.push(client);
   return client;
-}
-
-/** Calls a tool and parses its one JSON text content. */
-async function tool<T = Record<string, unknown>>(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<{ isError: boolean; body: T }> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  expect(result.content).toHaveLength(1);
-  const [content] = result.content;
-  expect(content?.type).toBe("text");
-  return {
-    isError: result.isError === true,
-    body: JSON.parse((content as { text: string }).text) as T,
-  };
 }
 
 interface Recalled {

@@ -89,8 +89,22 @@ export function storedLeafFields(row: StoredLeafColumns, owner: string): LeafFie
 export function writerOf(
   row: Pick<StoredLeafColumns, "writerKind" | "writerKeyId">,
 ): LeafWriter | null {
-  if (row.writerKind === "api_key" && row.writerKeyId !== null) {
-    return { kind: "api_key", keyId: row.writerKeyId };
+  return writerFromColumns(row.writerKind, row.writerKeyId);
+}
+
+/** The writer of every memory written by a wallet session: one shared, frozen object. */
+const SESSION_WRITER: LeafWriter = Object.freeze({ kind: "session" });
+
+/**
+ * The writer named by the `writer_kind` / `writer_key_id` columns, or null (a version-1 row).
+ * Sessions share one frozen object (the recall cache keeps one per memory).
+ */
+export function writerFromColumns(
+  kind: "session" | "api_key" | null,
+  keyId: string | null,
+): LeafWriter | null {
+  if (kind === "api_key" && keyId !== null) {
+    return { kind: "api_key", keyId };
   }
-  return row.writerKind === "session" ? { kind: "session" } : null;
+  return kind === "session" ? SESSION_WRITER : null;
 }

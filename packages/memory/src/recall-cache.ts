@@ -17,6 +17,7 @@
  * process's memory; data keys are never kept here.
  * @module
  */
+
 import { isAscii } from "node:buffer";
 import type { Clock } from "@svc/auth";
 import {
@@ -28,8 +29,10 @@ import {
   streamRecallSegments,
 } from "@svc/db-schema";
 import { decryptBody } from "@svc/envelope-crypto";
+import type { LeafWriter } from "@svc/verifier";
 import { SALT_BYTES } from "./memory-body.js";
 import { compileFilter, type MemoryFilter, type MemoryPredicate } from "./memory-filter.js";
+import { writerFromColumns } from "./memory-leaf.js";
 import { inverseDocumentFrequency, queryTerms, termScore } from "./relevance.js";
 import { type DecodedSegment, type SegmentEntry, segmentContent } from "./segment-format.js";
 import { openSegment, sealSegment } from "./segments.js";
@@ -55,9 +58,7 @@ export interface RecallEntry {
 }
 
 /** Who wrote a memory (leaf version 2). */
-export type MemoryWriter =
-  | { readonly kind: "session" }
-  | { readonly kind: "api_key"; readonly keyId: string };
+export type MemoryWriter = LeafWriter;
 
 /** Where a recall page starts: after this match of the previous page. */
 export type RecallCursor =
@@ -153,19 +154,9 @@ const METADATA_BYTES = 64;
 
 /** Metadata `{}` of every memory without metadata: one shared, frozen object. */
 const EMPTY_METADATA: Metadata = Object.freeze({});
-/** The writer of every memory written by a wallet session: one shared, frozen object. */
-const SESSION_WRITER: MemoryWriter = Object.freeze({ kind: "session" });
 
 /** What {@link UserLog.add} needs of a memory besides its content: a recall row's fields. */
 type LogEntryFields = Omit<RecallRow, "iv" | "ciphertext">;
-
-/** The writer column value of a memory (shared object for sessions). */
-function writerOf(kind: "session" | "api_key" | null, keyId: string | null): MemoryWriter | null {
-  if (kind === "api_key") {
-    return { kind: "api_key", keyId: keyId ?? "" };
-  }
-  return kind === "session" ? SESSION_WRITER : null;
-}
 
 /** A memory's clear fields besides its metadata, kept column-wise. */
 interface EntryAttributes {
@@ -303,7 +294,7 @@ class UserLog {
     const metadata = row.metadataJson === "{}" ? EMPTY_METADATA : parseMetadata(row.metadataJson);
     const metadataBytes =
       metadata === EMPTY_METADATA ? 0 : METADATA_BYTES + 2 * row.metadataJson.length;
-    const writer = writerOf(row.writerKind, row.writerKeyId);
+    const writer = writerFromColumns(row.writerKind, row.writerKeyId);
     this.push(
       row.id,
       row.leafIndex,
@@ -321,13 +312,7 @@ class UserLog {
       },
     );
     if (row.supersedes !== null) {
-      const older = this.ids.lastIndexOf(row.supersedes);
-      if (older >= 0) {
-        if (this.supersededBy[older] == null) {
-          this.supersededCount++;
-        }
-        this.supersededBy[older] = row.id;
-      }
+      this.markSuperseded(row.supersedes, row.id);
     }
     this.lastLeafIndex = row.leafIndex;
   }
@@ -465,7 +450,7 @@ class UserLog {
           namespace: entry.namespace,
           supersedes: entry.supersedes,
           supersededBy: null,
-          writer: writerOf(entry.writerKind, entry.writerKeyId),
+          writer: writerFromColumns(entry.writerKind, entry.writerKeyId),
         },
       );
       if (entry.supersedes !== null) {

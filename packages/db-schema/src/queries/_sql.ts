@@ -11,3 +11,11 @@ import { type SQL, sql } from "drizzle-orm";
 export function timestamptz(date: Date): SQL {
   return sql`${date.toISOString()}::timestamptz`;
 }
+
+/**
+ * The LIKE pattern "starts with `prefix`": `%`, `_` and `\\` escaped (PostgreSQL's default
+ * escape character), then `%`.
+ */
+export function likePrefix(prefix: string): string {
+  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

@@ -21,7 +21,7 @@ import {
   pageLimit,
   toPage,
 } from "./_pagination.js";
-import { timestamptz } from "./_sql.js";
+import { likePrefix, timestamptz } from "./_sql.js";
 
 /** Input of {@link insertGrant}. */
 export interface NewGrant {
@@ -97,7 +97,7 @@ export async function listGrants(
           : undefined,
         options.confinedTo == null
           ? undefined
-          : sql`${capabilityGrants.operation}->>'namespacePrefix' like ${`${options.confinedTo.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`,
+          : sql`${capabilityGrants.operation}->>'namespacePrefix' like ${likePrefix(options.confinedTo)}`,
       ),
     )
     .orderBy(desc(capabilityGrants.createdAt), desc(capabilityGrants.id))

@@ -36,6 +36,7 @@ import {
   toPage,
 } from "./_pagination.js";
 import { runPrepared } from "./_prepared.js";
+import { likePrefix } from "./_sql.js";
 import {
   hex,
   joinFrontier,
@@ -599,8 +600,7 @@ export interface MemoryListOptions extends PageOptions {
  * `memories_user_namespace_idx` text_pattern_ops index serves it).
  */
 export function namespaceUnder(prefix: string): SQL {
-  const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql`${memories.namespace} like ${pattern}`;
+  return sql`${memories.namespace} like ${likePrefix(prefix)}`;
 }
 
 /**
