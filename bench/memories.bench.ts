@@ -6,7 +6,7 @@
  *   same plaintexts; cold (the first query of a freshly started app on the same database, the
  *   user's log sealed in recall segments first) beside a raw per-row fetch-all with postgres.js +
  *   node:crypto AES-256-GCM decrypt of the same rows, and beside its floor: the same sealed
- *   segments fetched and decrypted raw;
+ *   segments fetched (one binary COPY, as the cold load does) and decrypted, not decoded;
  * - agent recall at the same size (issue 20 item 6): relevance ranking (BM25) beside the raw
  *   substring scan, and a filter-only query beside a raw in-process filter over the plaintexts;
  * - batch writes (POST /memories/batch, 4 clients × 64 items) beside raw single-row INSERTs with
@@ -44,6 +44,7 @@ import {
   memories,
   nodeSource,
   rootAtSize,
+  streamRecallSegments,
 } from "@svc/db-schema";
 import { decryptSegment } from "@svc/envelope-crypto";
 import {
@@ -183,22 +184,19 @@ async function rawFetchAndDecrypt(pg: DatabaseHandle, user: BenchUser): Promise<
 }
 
 /**
- * The cold floor: the user's sealed segments fetched with postgres.js and opened with node:crypto
- * (no parsing): what a cold load from segments cannot go below.
+ * The cold floor: the user's sealed segments fetched the way the cold load fetches them (one
+ * binary COPY, streamRecallSegments) and opened with node:crypto, without decoding: what a cold
+ * load from segments cannot go below.
  */
 async function rawSegmentsFetchAndDecrypt(pg: DatabaseHandle, user: BenchUser): Promise<number> {
-  const rows = await pg.sql<
-    { first_leaf: string; end_leaf: string; iv: Buffer; ciphertext: Buffer }[]
-  >`select first_leaf, end_leaf, iv, ciphertext from recall_segments
-    where user_id = ${user.userId} order by first_leaf`;
   let bytes = 0;
-  for (const row of rows) {
+  await streamRecallSegments(pg.db, user.userId, (segment) => {
     bytes += decryptSegment(
       user.dataKey,
-      { iv: row.iv, ciphertext: row.ciphertext },
-      { userId: user.userId, firstLeaf: Number(row.first_leaf), endLeaf: Number(row.end_leaf) },
+      { iv: segment.iv, ciphertext: segment.ciphertext },
+      { userId: user.userId, firstLeaf: segment.firstLeaf, endLeaf: segment.endLeaf },
     ).length;
-  }
+  });
   return bytes;
 }
 
@@ -312,7 +310,7 @@ async function recallFigures(
       value: percentile(cold, 50),
       baseline: percentile(floor, 50),
       unit: "ms",
-      baselineName: "raw postgres.js fetch + AES-GCM decrypt of the same sealed segments",
+      baselineName: "binary COPY fetch + AES-GCM decrypt of the same sealed segments",
     },
     {
       name: `recall cold p95 (HTTP, fresh app, ${COLD_STARTS} starts)`,

@@ -214,6 +214,43 @@ export function compileFilter(filter: MemoryFilter, columns: FilterColumns): Mem
   };
 }
 
+/** A clear field an equality index can cover: a top-level metadata key, or the namespace. */
+export type IndexedField =
+  | { readonly kind: "metadata"; readonly key: string }
+  | { readonly kind: "namespace" };
+
+/** A condition of a filter that holds only where `field` is (`===`) the scalar `value`. */
+export interface EqualityCondition {
+  readonly field: IndexedField;
+  readonly value: string | number | boolean | null;
+}
+
+/**
+ * The conditions of `filter` an equality index can answer: the exact namespace, and each metadata
+ * condition that is a scalar compared with `===` by {@link compileFilter} (a string, a boolean,
+ * null, or a number other than 0 and -0, which deep equality tells apart). Every memory passing
+ * `filter` has each of these fields equal to its value, so the positions an index lists for any
+ * one of them hold every match (the filter still decides).
+ * @returns the conditions in the filter's order; empty when none qualifies.
+ */
+export function equalityConditions(filter: MemoryFilter): EqualityCondition[] {
+  const conditions: EqualityCondition[] = [];
+  if (filter.namespace !== undefined) {
+    conditions.push({ field: { kind: "namespace" }, value: filter.namespace });
+  }
+  for (const [key, value] of Object.entries(filter.metadata ?? {})) {
+    if (
+      value === null ||
+      typeof value === "string" ||
+      typeof value === "boolean" ||
+      (typeof value === "number" && value !== 0)
+    ) {
+      conditions.push({ field: { kind: "metadata", key }, value });
+    }
+  }
+  return conditions;
+}
+
 /** True when `namespace` lies under the confinement `prefix` (null: no confinement). */
 export function withinConfinement(namespace: string | null, prefix: string | null): boolean {
   return prefix === null || namespace?.startsWith(prefix) === true;

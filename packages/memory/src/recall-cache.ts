@@ -11,7 +11,10 @@
  * into byte chunks) and its texts in blocks: up to {@link BLOCK_ENTRIES} contents joined by NUL
  * into one string (and their lower-cased forms into another), so that a search is a few `indexOf`
  * calls over contiguous memory instead of one `includes` per memory; the newest memories wait in
- * a short tail of separate strings until they fill a block. Deleted memories become tombstones
+ * a short tail of separate strings until they fill a block. A filter-only search with an
+ * equality condition (a metadata key equal to a scalar, or the exact namespace) reads only the
+ * positions an equality index lists for it, built on first use and extended as memories arrive;
+ * relevance ranking reads an inverted index the same way. Deleted memories become tombstones
  * until compaction. Users are evicted least recently used first once the estimated size passes
  * the cap; a log larger than the cap alone is searched and dropped. Plaintext lives only in this
  * process's memory; data keys are never kept here.
@@ -31,10 +34,23 @@ import {
 import { decryptBody } from "@svc/envelope-crypto";
 import type { LeafWriter } from "@svc/verifier";
 import { SALT_BYTES } from "./memory-body.js";
-import { compileFilter, type MemoryFilter, type MemoryPredicate } from "./memory-filter.js";
+import {
+  compileFilter,
+  type EqualityCondition,
+  equalityConditions,
+  type FilterColumns,
+  type IndexedField,
+  type MemoryFilter,
+  type MemoryPredicate,
+} from "./memory-filter.js";
 import { writerFromColumns } from "./memory-leaf.js";
 import { inverseDocumentFrequency, queryTerms, termScore } from "./relevance.js";
-import { type DecodedSegment, type SegmentEntry, segmentContent } from "./segment-format.js";
+import {
+  type DecodedSegment,
+  type SegmentEntry,
+  segmentContent,
+  segmentEntry,
+} from "./segment-format.js";
 import { openSegment, sealSegment } from "./segments.js";
 
 /** One recall match: the memory's stored fields and its decrypted content. */
@@ -124,6 +140,8 @@ export interface RecallCacheStats {
 }
 
 type Metadata = Readonly<Record<string, unknown>>;
+/** A memory's metadata as held: parsed, or still its JSON text (parsed on first use). */
+type HeldMetadata = Metadata | string;
 
 /** Memories per text block, at most. */
 const BLOCK_ENTRIES = 4096;
@@ -246,12 +264,75 @@ class TermIndex {
   }
 }
 
+/**
+ * An equality index over one clear field of a user's log: scalar value → the positions holding it
+ * (ascending). Values are Map keys, so equal under SameValueZero, which agrees with `===` on the
+ * JSON scalars a filter can ask for (equalityConditions). Positions of deleted memories stay until
+ * compaction: readers check {@link UserLog.isLive}.
+ */
+class ValueIndex {
+  readonly values = new Map<unknown, PositionList>();
+  /** Positions below this one are indexed. */
+  indexed = 0;
+  /** Estimated bytes (map entries, value strings, position lists). */
+  bytes = 0;
+
+  /** Records that the memory at `position` (≥ every one added before) holds `value`. */
+  add(position: number, value: unknown): void {
+    if (
+      value !== null &&
+      typeof value !== "string" &&
+      typeof value !== "number" &&
+      typeof value !== "boolean"
+    ) {
+      return;
+    }
+    let list = this.values.get(value);
+    if (!list) {
+      list = new PositionList();
+      this.values.set(value, list);
+      this.bytes += 64 + 4 * 4 + (typeof value === "string" ? STRING_BYTES + 2 * value.length : 0);
+    }
+    this.bytes += list.add(position);
+  }
+}
+
+/** Positions in ascending order, in a growing typed array. */
+class PositionList {
+  positions = new Int32Array(4);
+  length = 0;
+
+  /**
+   * Appends `position`.
+   * @returns the bytes the list grew by (0 unless it had to reallocate).
+   */
+  add(position: number): number {
+    if (this.length === this.positions.length) {
+      const positions = new Int32Array(this.length * 2);
+      positions.set(this.positions);
+      this.positions = positions;
+      this.positions[this.length++] = position;
+      return this.length * 4;
+    }
+    this.positions[this.length++] = position;
+    return 0;
+  }
+}
+
+/** Equality indexes kept per user's log, at most (further fields are scanned). */
+const MAX_VALUE_INDEXES = 16;
+/** The positions of a value no memory holds. */
+const EMPTY_POSITIONS = new PositionList();
+
 /** One user's decrypted log in ascending leaf index; deleted memories are tombstones. */
 class UserLog {
   ids: string[] = [];
   leafIndexes: number[] = [];
   createdMs: number[] = [];
-  metadata: Metadata[] = [];
+  /** Parsed on first use: by a match, or for every memory by a metadata filter. */
+  metadata: HeldMetadata[] = [];
+  /** Entries of `metadata` still held as JSON text. */
+  private unparsed = 0;
   namespaces: (string | null)[] = [];
   supersedes: (string | null)[] = [];
   supersededBy: (string | null)[] = [];
@@ -277,12 +358,19 @@ class UserLog {
   liveChars = 0;
   /** The inverted index of relevance ranking, built on first use; null until then. */
   private terms: TermIndex | null = null;
+  /** Equality indexes by field ("namespace" or "metadata:" + key), each built on first use. */
+  private valueIndexes = new Map<string, ValueIndex>();
   /** Estimated bytes of the whole log. */
   bytes = LOG_BYTES;
   /** The newest leaf index ever added (deletions do not lower it). */
   lastLeafIndex = -1;
   /** Leaves [0, sealedEnd) are sealed in recall segments (as far as this log knows). */
   sealedEnd = 0;
+  /**
+   * Counts the changes that can alter an answer (memories added, removed, marked superseded):
+   * an answer computed while it did not move still stands.
+   */
+  changes = 0;
 
   constructor(public deletionsCheckedAt: Date) {}
 
@@ -291,18 +379,15 @@ class UserLog {
    * one held marks that one superseded.
    */
   add(row: LogEntryFields, content: string, ascii: boolean): void {
-    const metadata = row.metadataJson === "{}" ? EMPTY_METADATA : parseMetadata(row.metadataJson);
-    const metadataBytes =
-      metadata === EMPTY_METADATA ? 0 : METADATA_BYTES + 2 * row.metadataJson.length;
+    const json = row.metadataJson;
     const writer = writerFromColumns(row.writerKind, row.writerKeyId);
     this.push(
       row.id,
       row.leafIndex,
       row.createdAtMs,
-      metadata,
-      metadataBytes,
+      json === "{}" ? EMPTY_METADATA : json,
+      json === "{}" ? 0 : METADATA_BYTES + 2 * json.length,
       row.leafHash,
-      0,
       { content, ascii },
       {
         namespace: row.namespace,
@@ -322,10 +407,9 @@ class UserLog {
     id: string,
     leafIndex: number,
     createdMs: number,
-    metadata: Metadata,
+    metadata: HeldMetadata,
     metadataBytes: number,
-    hashes: Uint8Array,
-    hashOffset: number,
+    leafHash: Uint8Array,
     text: { content: string; ascii: boolean; folded?: string },
     attrs: EntryAttributes,
   ): void {
@@ -333,14 +417,13 @@ class UserLog {
     const textBytes =
       stringBytes(text.content, text.ascii) +
       (folded === text.content ? 0 : stringBytes(folded, text.ascii));
+    this.putHashes(this.ids.length, leafHash, 1);
     this.pushColumns(
       id,
       leafIndex,
       createdMs,
       metadata,
       metadataBytes + textBytes,
-      hashes,
-      hashOffset,
       folded.length,
       attrs,
     );
@@ -355,27 +438,22 @@ class UserLog {
   }
 
   /**
-   * Appends one memory's columns (not its text): `size` is its estimated bytes so far,
-   * `foldedLength` the length of its lower-cased text.
+   * Appends one memory's columns (not its text, nor its leaf hash: {@link putHashes}): `size` is
+   * its estimated bytes so far, `foldedLength` the length of its lower-cased text.
    */
   private pushColumns(
     id: string,
     leafIndex: number,
     createdMs: number,
-    metadata: Metadata,
+    metadata: HeldMetadata,
     size: number,
-    hashes: Uint8Array,
-    hashOffset: number,
     foldedLength: number,
     attrs: EntryAttributes,
   ): void {
-    const position = this.ids.length;
     const total = ENTRY_BYTES + stringBytes(id, oneByte(id)) + size;
-    const chunk = this.hashRoom(position);
-    chunk.set(
-      hashes.subarray(hashOffset, hashOffset + HASH_BYTES),
-      (position % HASH_CHUNK) * HASH_BYTES,
-    );
+    if (typeof metadata === "string") {
+      this.unparsed++;
+    }
     this.ids.push(id);
     this.lengths.push(foldedLength);
     this.liveChars += foldedLength;
@@ -391,6 +469,7 @@ class UserLog {
     this.writers.push(attrs.writer);
     this.sizes.push(total);
     this.bytes += total;
+    this.changes++;
   }
 
   /**
@@ -399,15 +478,15 @@ class UserLog {
    * otherwise memory by memory, as {@link add}.
    */
   addSegment(segment: DecodedSegment): void {
-    const count = segment.entries.length;
+    const { count } = segment;
     if (count === 0) {
       return;
     }
     if (count > BLOCK_ENTRIES || segment.text.length >= BLOCK_CHARS) {
-      segment.entries.forEach((entry, k) => {
+      for (let k = 0; k < count; k++) {
         const content = segmentContent(segment, k);
-        this.add({ ...entry, supersededBy: null }, content, oneByte(content));
-      });
+        this.add({ ...segmentEntry(segment, k), supersededBy: null }, content, oneByte(content));
+      }
       return;
     }
     this.sealTail(1);
@@ -416,7 +495,10 @@ class UserLog {
     let foldedEnds = ends;
     if (folded.length !== text.length) {
       // Lower-casing changed some lengths: fold each content on its own.
-      const texts = segment.entries.map((_, k) => segmentContent(segment, k).toLowerCase());
+      const texts: string[] = [];
+      for (let k = 0; k < count; k++) {
+        texts.push(segmentContent(segment, k).toLowerCase());
+      }
       folded = texts.join(SEPARATOR);
       foldedEnds = endsOf(texts);
     }
@@ -431,38 +513,64 @@ class UserLog {
       width: segment.ascii ? 1 : 2,
       live: count,
     };
-    segment.entries.forEach((entry, k) => {
-      const metadata =
-        entry.metadataJson === "{}" ? EMPTY_METADATA : parseMetadata(entry.metadataJson);
-      const metadataBytes =
-        metadata === EMPTY_METADATA ? 0 : METADATA_BYTES + 2 * entry.metadataJson.length;
-      const foldedStart = k === 0 ? 0 : (foldedEnds[k - 1] as number) + 1;
-      this.pushColumns(
-        entry.id,
-        entry.leafIndex,
-        entry.createdAtMs,
-        metadata,
-        metadataBytes + blockTextBytes(block, k),
-        entry.leafHash,
-        0,
-        (foldedEnds[k] as number) - foldedStart,
-        {
-          namespace: entry.namespace,
-          supersedes: entry.supersedes,
-          supersededBy: null,
-          writer: writerFromColumns(entry.writerKind, entry.writerKeyId),
-        },
-      );
-      if (entry.supersedes !== null) {
-        this.markSuperseded(entry.supersedes, entry.id);
+    // What pushColumns does, in one loop over the segment's columns.
+    this.putHashes(start, segment.leafHashes, count);
+    for (let k = 0; k < count; k++) {
+      const json = segment.metadataJson[k] as string;
+      const id = segment.ids[k] as string;
+      const foldedLength =
+        (foldedEnds[k] as number) - (k === 0 ? 0 : (foldedEnds[k - 1] as number) + 1);
+      const size =
+        ENTRY_BYTES +
+        stringBytes(id, oneByte(id)) +
+        (json === "{}" ? 0 : METADATA_BYTES + 2 * json.length) +
+        blockTextBytes(block, k);
+      this.ids.push(id);
+      this.leafIndexes.push(segment.leafIndexes[k] as number);
+      this.createdMs.push(segment.createdMs[k] as number);
+      this.namespaces.push(segment.namespaces[k] ?? null);
+      this.supersedes.push(segment.supersedes[k] ?? null);
+      if (json === "{}") {
+        this.metadata.push(EMPTY_METADATA);
+      } else {
+        this.metadata.push(json);
+        this.unparsed++;
       }
-    });
+      this.lengths.push(foldedLength);
+      this.liveChars += foldedLength;
+      this.supersededBy.push(null);
+      this.writers.push(
+        writerFromColumns(segment.writerKinds[k] ?? null, segment.writerKeyIds[k] ?? null),
+      );
+      this.sizes.push(size);
+      this.bytes += size;
+    }
+    this.changes += count;
+    for (let k = 0; k < count; k++) {
+      const supersedes = segment.supersedes[k];
+      if (supersedes != null) {
+        this.markSuperseded(supersedes, segment.ids[k] as string);
+      }
+    }
     this.blocks.push(block);
     this.tailStart += count;
-    this.lastLeafIndex = Math.max(
-      this.lastLeafIndex,
-      (segment.entries[count - 1] as SegmentEntry).leafIndex,
-    );
+    this.lastLeafIndex = Math.max(this.lastLeafIndex, segment.leafIndexes[count - 1] as number);
+  }
+
+  /**
+   * Copies `count` leaf hashes (32 bytes each, back to back in `source`) to positions
+   * `position`… of the hash chunks, one `set` per chunk they fall in.
+   */
+  private putHashes(position: number, source: Uint8Array, count: number): void {
+    for (let done = 0; done < count; ) {
+      const at = position + done;
+      const run = Math.min(count - done, HASH_CHUNK - (at % HASH_CHUNK));
+      this.hashRoom(at + run - 1).set(
+        source.subarray(done * HASH_BYTES, (done + run) * HASH_BYTES),
+        (at % HASH_CHUNK) * HASH_BYTES,
+      );
+      done += run;
+    }
   }
 
   /** The hash chunk of `position`, grown (and counted) so that it holds that position. */
@@ -472,9 +580,13 @@ class UserLog {
     if (chunk && chunk.length >= ((position % HASH_CHUNK) + 1) * HASH_BYTES) {
       return chunk;
     }
-    const length = chunk
+    const needed = ((position % HASH_CHUNK) + 1) * HASH_BYTES;
+    let length = chunk
       ? Math.min(2 * chunk.length, HASH_CHUNK * HASH_BYTES)
       : FIRST_HASH_CHUNK * HASH_BYTES;
+    while (length < needed) {
+      length = Math.min(2 * length, HASH_CHUNK * HASH_BYTES);
+    }
     const grown = new Uint8Array(length);
     if (chunk) {
       grown.set(chunk);
@@ -558,20 +670,71 @@ class UserLog {
 
   /** The memory at `position` as a recall match. */
   entry(position: number): RecallEntry {
-    const chunk = this.hashChunks[Math.floor(position / HASH_CHUNK)] as Uint8Array;
-    const offset = (position % HASH_CHUNK) * HASH_BYTES;
     return {
       id: this.ids[position] as string,
       leafIndex: this.leafIndexes[position] as number,
       content: this.content(position),
-      metadata: this.metadata[position] as Metadata,
+      metadata: this.metadataAt(position),
       createdAt: new Date(this.createdMs[position] as number),
-      leafHash: chunk.slice(offset, offset + HASH_BYTES),
+      leafHash: this.leafHashAt(position),
       namespace: this.namespaces[position] ?? null,
       supersedes: this.supersedes[position] ?? null,
       supersededBy: this.supersededBy[position] ?? null,
       writtenBy: this.writers[position] ?? null,
     };
+  }
+
+  /** The leaf hash of the memory at `position` (a copy). */
+  leafHashAt(position: number): Uint8Array {
+    const chunk = this.hashChunks[Math.floor(position / HASH_CHUNK)] as Uint8Array;
+    const offset = (position % HASH_CHUNK) * HASH_BYTES;
+    return chunk.slice(offset, offset + HASH_BYTES);
+  }
+
+  /** The metadata of the memory at `position`, parsed (and kept parsed) on first use. */
+  metadataAt(position: number): Metadata {
+    const held = this.metadata[position] as HeldMetadata;
+    if (typeof held !== "string") {
+      return held;
+    }
+    const parsed = parseMetadata(held);
+    this.metadata[position] = parsed;
+    this.unparsed--;
+    return parsed;
+  }
+
+  /** The metadata of the memory at `position` as JSON text. */
+  metadataJson(position: number): string {
+    const held = this.metadata[position] as HeldMetadata;
+    if (typeof held === "string") {
+      return held;
+    }
+    return held === EMPTY_METADATA ? "{}" : JSON.stringify(held);
+  }
+
+  /**
+   * The clear-field columns `filter` reads ({@link compileFilter}): every metadata parsed first
+   * when the filter has metadata conditions.
+   */
+  filterColumns(filter: MemoryFilter): FilterColumns {
+    if (this.unparsed > 0 && Object.keys(filter.metadata ?? {}).length > 0) {
+      this.parseAllMetadata();
+    }
+    return {
+      metadata: this.metadata as Metadata[],
+      namespaces: this.namespaces,
+      createdMs: this.createdMs,
+      supersededBy: this.supersededBy,
+      supersededCount: this.supersededCount,
+    };
+  }
+
+  private parseAllMetadata(): void {
+    for (let position = 0; position < this.metadata.length && this.unparsed > 0; position++) {
+      if (typeof this.metadata[position] === "string") {
+        this.metadataAt(position);
+      }
+    }
   }
 
   /** Drops the memory with this id (this process's own deletes); a linear search. */
@@ -618,8 +781,12 @@ class UserLog {
       block.live--;
     }
     this.sizes[position] = 0;
+    this.changes++;
     this.liveChars -= this.lengths[position] as number;
     this.ids[position] = "";
+    if (typeof this.metadata[position] === "string") {
+      this.unparsed--;
+    }
     this.metadata[position] = EMPTY_METADATA;
     this.tombstones++;
     if (this.tombstones > 1024 && this.tombstones * 2 > this.ids.length) {
@@ -647,6 +814,7 @@ class UserLog {
     if (position >= 0 && this.supersededBy[position] == null) {
       this.supersededBy[position] = supersededBy;
       this.supersededCount++;
+      this.changes++;
     }
   }
 
@@ -673,19 +841,19 @@ class UserLog {
       if (!this.isLive(position) || !liveIds.has(id)) {
         continue;
       }
-      const entry = this.entry(position);
+      const writer = this.writers[position] ?? null;
       entries.push({
         id,
         leafIndex,
         createdAtMs: this.createdMs[position] as number,
-        metadataJson: entry.metadata === EMPTY_METADATA ? "{}" : JSON.stringify(entry.metadata),
-        leafHash: entry.leafHash,
-        namespace: entry.namespace,
-        supersedes: entry.supersedes,
-        writerKind: entry.writtenBy?.kind ?? null,
-        writerKeyId: entry.writtenBy?.kind === "api_key" ? entry.writtenBy.keyId : null,
+        metadataJson: this.metadataJson(position),
+        leafHash: this.leafHashAt(position),
+        namespace: this.namespaces[position] ?? null,
+        supersedes: this.supersedes[position] ?? null,
+        writerKind: writer?.kind ?? null,
+        writerKeyId: writer?.kind === "api_key" ? writer.keyId : null,
       });
-      contents.push(entry.content);
+      contents.push(this.content(position));
     }
     if (entries.length !== liveIds.size) {
       throw new Error(
@@ -735,6 +903,75 @@ class UserLog {
     return this.terms;
   }
 
+  /**
+   * The positions (ascending) where `condition`'s field holds its value, from the field's
+   * equality index, built on first use and brought up to date with every memory held (counted in
+   * `bytes`); the smallest list when several conditions are given. Deleted memories may be among
+   * them: readers check {@link isLive}.
+   * @returns null when there is no condition, or when a new index would pass
+   *   {@link MAX_VALUE_INDEXES} (scan instead).
+   */
+  positionsWhere(conditions: readonly EqualityCondition[]): PositionList | null {
+    let best: PositionList | null = null;
+    for (const { field, value } of conditions) {
+      const index = this.valueIndex(field);
+      if (index === null) {
+        continue;
+      }
+      const list = index.values.get(value) ?? EMPTY_POSITIONS;
+      if (best === null || list.length < best.length) {
+        best = list;
+      }
+    }
+    return best;
+  }
+
+  private valueIndex(field: IndexedField): ValueIndex | null {
+    const name = field.kind === "namespace" ? "namespace" : `metadata:${field.key}`;
+    let index = this.valueIndexes.get(name);
+    if (index === undefined) {
+      if (this.valueIndexes.size >= MAX_VALUE_INDEXES) {
+        return null;
+      }
+      index = new ValueIndex();
+      this.valueIndexes.set(name, index);
+    }
+    const before = index.bytes;
+    if (field.kind === "namespace") {
+      for (let position = index.indexed; position < this.ids.length; position++) {
+        if (this.isLive(position)) {
+          index.add(position, this.namespaces[position]);
+        }
+      }
+    } else {
+      const key = field.key;
+      this.parseAllMetadata();
+      for (let position = index.indexed; position < this.ids.length; position++) {
+        if (this.isLive(position)) {
+          // The very read compileFilter's scalar equality makes.
+          index.add(position, (this.metadata[position] as Record<string, unknown>)[key]);
+        }
+      }
+    }
+    index.indexed = this.ids.length;
+    this.bytes += index.bytes - before;
+    return index;
+  }
+
+  /** Live memories at positions `from` and above. */
+  liveFrom(from: number): number {
+    if (this.tombstones === 0) {
+      return this.ids.length - from;
+    }
+    let live = 0;
+    for (let position = from; position < this.ids.length; position++) {
+      if ((this.sizes[position] as number) > 0) {
+        live++;
+      }
+    }
+    return live;
+  }
+
   /** Rebuilds the log without its tombstones. */
   private compact(): void {
     const old = {
@@ -759,6 +996,7 @@ class UserLog {
     this.leafIndexes = [];
     this.createdMs = [];
     this.metadata = [];
+    this.unparsed = 0;
     this.namespaces = [];
     this.supersedes = [];
     this.supersededBy = [];
@@ -778,21 +1016,28 @@ class UserLog {
     this.lengths = [];
     this.liveChars = 0;
     this.terms = null;
+    this.valueIndexes = new Map();
     let next = 0;
     for (let position = 0; position < old.ids.length; position++) {
       if (old.sizes[position] === 0) {
         continue;
       }
       const { content, folded } = texts[next++] as { content: string; folded: string };
-      const metadata = old.metadata[position] as Metadata;
+      const metadata = old.metadata[position] as HeldMetadata;
+      const hashOffset = (position % HASH_CHUNK) * HASH_BYTES;
       this.push(
         old.ids[position] as string,
         old.leafIndexes[position] as number,
         old.createdMs[position] as number,
         metadata,
-        metadata === EMPTY_METADATA ? 0 : METADATA_BYTES + 2 * JSON.stringify(metadata).length,
-        old.hashChunks[Math.floor(position / HASH_CHUNK)] as Uint8Array,
-        (position % HASH_CHUNK) * HASH_BYTES,
+        metadata === EMPTY_METADATA
+          ? 0
+          : METADATA_BYTES +
+              2 * (typeof metadata === "string" ? metadata : JSON.stringify(metadata)).length,
+        (old.hashChunks[Math.floor(position / HASH_CHUNK)] as Uint8Array).subarray(
+          hashOffset,
+          hashOffset + HASH_BYTES,
+        ),
         { content, folded, ascii: oneByte(content) && oneByte(folded) },
         {
           namespace: old.namespaces[position] ?? null,
@@ -844,14 +1089,29 @@ export class RecallCache {
 
   /**
    * Searches the user's live memories: brings the cached log up to date (new leaves, deletions),
-   * then scans it newest first until `limit` matches.
+   * then scans it newest first until `limit` matches. A warm search scans the cached log while
+   * the refresh's statement is at PostgreSQL, and keeps that answer when the refresh changed
+   * nothing (otherwise it scans again): the round trip and the scan overlap instead of adding up.
    * @param dataKey the user's unwrapped data key (used to decrypt new leaves; not kept).
    * @throws DecryptionError when a stored body does not open (a damaged row); database errors.
    */
   search(userId: string, dataKey: Uint8Array, query: RecallQuery): Promise<RecallResult> {
     return this.exclusive(userId, async () => {
-      const log = await this.refresh(userId, dataKey);
-      const result = scan(log, query);
+      const cached = this.logs.get(userId);
+      const changesBefore = cached?.changes;
+      const refreshing = this.refresh(userId, dataKey);
+      let early: RecallResult | undefined;
+      if (cached !== undefined) {
+        // Handled below; this keeps a failed refresh from being reported unhandled meanwhile.
+        refreshing.catch(() => undefined);
+        await statementSent();
+        early = scan(cached, query);
+      }
+      const log = await refreshing;
+      const result =
+        early !== undefined && log === cached && log.changes === changesBefore
+          ? early
+          : scan(log, query);
       this.keep(userId, log);
       if (this.fullRangesUnsealed(log) && !this.sealing.has(userId)) {
         // Off the request path: the answer does not wait; a failure is retried next time.
@@ -1035,6 +1295,15 @@ export class RecallCache {
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/**
+ * Resolves once a statement started in the current turn has been written to its socket:
+ * postgres.js starts a query after a microtask and writes a small one from a `setImmediate`, so
+ * the second of two nested immediates runs after that write.
+ */
+function statementSent(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
+
 /** Estimated bytes of a string: header plus one byte per character, or two. */
 function stringBytes(value: string, oneByteChars: boolean): number {
   return STRING_BYTES + (oneByteChars ? value.length : 2 * value.length);
@@ -1092,7 +1361,7 @@ function scan(log: UserLog, query: RecallQuery): RecallResult {
   if (query.limit < 1) {
     return { items: [], scanned: 0, more: false };
   }
-  const filter = compileFilter(query.filter, log);
+  const filter = compileFilter(query.filter, log.filterColumns(query.filter));
   const verdicts = new Uint8Array(log.ids.length);
   const accept = (position: number): boolean => {
     const known = verdicts[position] as number;
@@ -1112,10 +1381,17 @@ function scan(log: UserLog, query: RecallQuery): RecallResult {
       ? accept
       : (position: number) => (log.leafIndexes[position] as number) < before && accept(position);
   const want = query.limit + 1;
-  const { found, scanned } =
-    query.query === undefined
-      ? newestMatching(log, filter, before ?? Number.POSITIVE_INFINITY, want)
-      : substringMatches(log, query.query, query.caseSensitive, acceptBefore, want);
+  let matches: { found: number[]; scanned: number };
+  if (query.query !== undefined) {
+    matches = substringMatches(log, query.query, query.caseSensitive, acceptBefore, want);
+  } else {
+    const candidates = log.positionsWhere(equalityConditions(query.filter));
+    matches =
+      candidates === null
+        ? newestMatching(log, filter, before ?? Number.POSITIVE_INFINITY, want)
+        : newestAmong(log, candidates, filter, before ?? Number.POSITIVE_INFINITY, want);
+  }
+  const { found, scanned } = matches;
   const page = found.slice(0, query.limit);
   return { items: page.map((p) => log.entry(p)), scanned, more: found.length > query.limit };
 }
@@ -1151,6 +1427,37 @@ function newestMatching(
     }
   }
   return { found, scanned };
+}
+
+/**
+ * {@link newestMatching} over the positions an equality index listed (every memory that can pass
+ * `filter` is among them): the same matches, and the same `scanned` (the live memories from the
+ * newest down to the last match taken, or all of them when fewer than `want` match), without
+ * reading the others.
+ */
+function newestAmong(
+  log: UserLog,
+  candidates: PositionList,
+  filter: MemoryPredicate,
+  before: number,
+  want: number,
+): { found: number[]; scanned: number } {
+  const found: number[] = [];
+  const { positions } = candidates;
+  for (let i = candidates.length - 1; i >= 0; i--) {
+    const position = positions[i] as number;
+    if (
+      (log.leafIndexes[position] as number) < before &&
+      log.isLive(position) &&
+      filter(position)
+    ) {
+      found.push(position);
+      if (found.length >= want) {
+        return { found, scanned: log.liveFrom(position) };
+      }
+    }
+  }
+  return { found, scanned: log.liveFrom(0) };
 }
 
 /** Positions of the newest `want` memories holding `query` and passing `accept`, newest first. */

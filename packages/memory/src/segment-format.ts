@@ -20,6 +20,8 @@
  * No salt is kept (recall never needs it; proofs read the memory rows).
  * @module
  */
+import { isAscii } from "node:buffer";
+
 /** The segment format this code writes and reads. */
 export const SEGMENT_FORMAT = 1;
 
@@ -38,9 +40,23 @@ export interface SegmentEntry {
   readonly writerKeyId: string | null;
 }
 
-/** A decoded segment: its entries and their contents, joined as one recall text block. */
+/**
+ * A decoded segment, column by column (position k of each column is entry k, in leaf order), and
+ * its contents joined as one recall text block.
+ */
 export interface DecodedSegment {
-  readonly entries: SegmentEntry[];
+  readonly count: number;
+  readonly ids: readonly string[];
+  readonly leafIndexes: Float64Array;
+  readonly createdMs: Float64Array;
+  /** The leaf hashes, 32 bytes each, back to back. */
+  readonly leafHashes: Uint8Array;
+  /** Each entry's metadata JSON text (`"{}"` when empty). */
+  readonly metadataJson: readonly string[];
+  readonly namespaces: readonly (string | null)[];
+  readonly supersedes: readonly (string | null)[];
+  readonly writerKinds: readonly ("session" | "api_key" | null)[];
+  readonly writerKeyIds: readonly (string | null)[];
   /** The contents joined by U+0000. */
   readonly text: string;
   /** UTF-16 offset just past each content in `text` (the next starts one further). */
@@ -126,67 +142,135 @@ export function encodeSegment(
 }
 
 /**
- * Decodes a format-1 segment plaintext. The entries' `leafHash` are views into one buffer.
+ * Decodes a format-1 segment plaintext into columns. The leaf hashes are a view into
+ * `plaintext`. When the entries' strings (ids, metadata, namespaces…) are all ASCII, as they
+ * nearly always are, they are decoded as one string and cut out of it.
  * @throws RangeError when the plaintext is truncated or holds trailing bytes.
  */
 export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
   const bytes = Buffer.from(plaintext.buffer, plaintext.byteOffset, plaintext.byteLength);
-  let at = 0;
-  const need = (n: number) => {
+  const need = (at: number, n: number) => {
     if (at + n > bytes.length) {
       throw new RangeError("recall segment plaintext is truncated");
     }
   };
-  const text = () => {
-    need(4);
-    const length = bytes.readUInt32LE(at);
-    need(4 + length);
-    const value = bytes.toString("utf8", at + 4, at + 4 + length);
-    at += 4 + length;
-    return value;
-  };
-  need(4);
+  need(0, 4);
   const count = bytes.readUInt32LE(0);
-  at = 4;
-  need(count * (1 + 8 + 8 + HASH_BYTES + 4));
-  const flagsAt = at;
+  need(4, count * (1 + 8 + 8 + HASH_BYTES + 4));
+  const flagsAt = 4;
   const leafAt = flagsAt + count;
   const timeAt = leafAt + 8 * count;
   const hashAt = timeAt + 8 * count;
   const endsAt = hashAt + HASH_BYTES * count;
-  at = endsAt + 4 * count;
-  const entries: SegmentEntry[] = [];
+  const stringsAt = endsAt + 4 * count;
+  // Where each entry string starts and ends, in the order they were written.
+  const bounds: number[] = [];
+  let at = stringsAt;
+  const skip = () => {
+    need(at, 4);
+    const length = bytes.readUInt32LE(at);
+    need(at + 4, length);
+    bounds.push(at + 4, at + 4 + length);
+    at += 4 + length;
+  };
+  for (let k = 0; k < count; k++) {
+    const flags = bytes[flagsAt + k] as number;
+    skip();
+    skip();
+    if (flags & NAMESPACE) {
+      skip();
+    }
+    if (flags & SUPERSEDES) {
+      skip();
+    }
+    if (flags & API_KEY) {
+      skip();
+    }
+  }
+  const stringsEnd = at;
+  let string: (b: number) => string;
+  if (isAscii(bytes.subarray(stringsAt, stringsEnd))) {
+    const all = bytes.toString("latin1", stringsAt, stringsEnd);
+    string = (b) =>
+      all.slice((bounds[b] as number) - stringsAt, (bounds[b + 1] as number) - stringsAt);
+  } else {
+    string = (b) => bytes.toString("utf8", bounds[b], bounds[b + 1]);
+  }
+  const ids: string[] = new Array(count);
+  const metadataJson: string[] = new Array(count);
+  const namespaces: (string | null)[] = new Array(count);
+  const supersedes: (string | null)[] = new Array(count);
+  const writerKinds: ("session" | "api_key" | null)[] = new Array(count);
+  const writerKeyIds: (string | null)[] = new Array(count);
+  const leafIndexes = new Float64Array(count);
+  const createdMs = new Float64Array(count);
   const ends = new Int32Array(count);
   let ascii = true;
+  let b = 0;
+  /** The next optional string, when present. */
+  const next = (present: boolean): string | null => {
+    if (!present) {
+      return null;
+    }
+    b += 2;
+    return string(b - 2);
+  };
   for (let k = 0; k < count; k++) {
     const flags = bytes[flagsAt + k] as number;
     ascii &&= (flags & ASCII) !== 0;
+    leafIndexes[k] = bytes.readDoubleLE(leafAt + 8 * k);
+    createdMs[k] = bytes.readDoubleLE(timeAt + 8 * k);
     ends[k] = bytes.readUInt32LE(endsAt + 4 * k);
-    const id = text();
-    const metadataJson = text();
-    const namespace = flags & NAMESPACE ? text() : null;
-    const supersedes = flags & SUPERSEDES ? text() : null;
-    const writerKind = flags & API_KEY ? "api_key" : flags & SESSION ? "session" : null;
-    entries.push({
-      id,
-      leafIndex: bytes.readDoubleLE(leafAt + 8 * k),
-      createdAtMs: bytes.readDoubleLE(timeAt + 8 * k),
-      metadataJson,
-      leafHash: bytes.subarray(hashAt + HASH_BYTES * k, hashAt + HASH_BYTES * (k + 1)),
-      namespace,
-      supersedes,
-      writerKind,
-      writerKeyId: flags & API_KEY ? text() : null,
-    });
+    ids[k] = string(b);
+    metadataJson[k] = string(b + 2);
+    b += 4;
+    namespaces[k] = next((flags & NAMESPACE) !== 0);
+    supersedes[k] = next((flags & SUPERSEDES) !== 0);
+    writerKinds[k] = flags & API_KEY ? "api_key" : flags & SESSION ? "session" : null;
+    writerKeyIds[k] = next((flags & API_KEY) !== 0);
   }
-  const joined = text();
-  if (at !== bytes.length) {
+  need(at, 4);
+  const textLength = bytes.readUInt32LE(at);
+  need(at + 4, textLength);
+  const text = ascii
+    ? bytes.toString("latin1", at + 4, at + 4 + textLength)
+    : bytes.toString("utf8", at + 4, at + 4 + textLength);
+  if (at + 4 + textLength !== bytes.length) {
     throw new RangeError("recall segment plaintext has trailing bytes");
   }
-  if (count > 0 && ends[count - 1] !== joined.length) {
+  if (count > 0 && ends[count - 1] !== text.length) {
     throw new RangeError("recall segment content ends do not match its text");
   }
-  return { entries, text: joined, ends, ascii };
+  return {
+    count,
+    ids,
+    leafIndexes,
+    createdMs,
+    leafHashes: bytes.subarray(hashAt, endsAt),
+    metadataJson,
+    namespaces,
+    supersedes,
+    writerKinds,
+    writerKeyIds,
+    text,
+    ends,
+    ascii,
+  };
+}
+
+/** Entry `k` of a decoded segment (its leaf hash a view into the segment's). */
+export function segmentEntry(segment: DecodedSegment, k: number): SegmentEntry {
+  return {
+    id: segment.ids[k] as string,
+    leafIndex: segment.leafIndexes[k] as number,
+    createdAtMs: segment.createdMs[k] as number,
+    metadataJson: segment.metadataJson[k] as string,
+    leafHash: segment.leafHashes.subarray(HASH_BYTES * k, HASH_BYTES * (k + 1)),
+    namespace: segment.namespaces[k] ?? null,
+    supersedes: segment.supersedes[k] ?? null,
+    writerKind: segment.writerKinds[k] ?? null,
+    writerKeyId: segment.writerKeyIds[k] ?? null,
+  };
 }
 
 /** Content `k` of a decoded segment. */

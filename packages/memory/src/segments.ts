@@ -13,6 +13,7 @@ import {
   SEGMENT_FORMAT,
   type SegmentEntry,
   segmentContent,
+  segmentEntry,
 } from "./segment-format.js";
 
 /** A user's leaf range [firstLeaf, endLeaf). */
@@ -66,11 +67,11 @@ export function resealWithout(
   const decoded = openSegment(dataKey, segment);
   const entries: SegmentEntry[] = [];
   const contents: string[] = [];
-  decoded.entries.forEach((entry, k) => {
-    if (entry.id !== memoryId) {
-      entries.push(entry);
+  for (let k = 0; k < decoded.count; k++) {
+    if (decoded.ids[k] !== memoryId) {
+      entries.push(segmentEntry(decoded, k));
       contents.push(segmentContent(decoded, k));
     }
-  });
+  }
   return sealSegment(dataKey, segment.userId, segment, entries, contents);
 }

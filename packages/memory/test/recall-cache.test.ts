@@ -1,7 +1,8 @@
 /**
  * The recall cache against real PostgreSQL: its size bound (least recently used users evicted, a
  * log larger than the cap searched and not kept); at scale, answers equal to a plain
- * newest-first scan through loads, appends, deletions and compaction; relevance ranking equal to
+ * newest-first scan through loads, appends, deletions and compaction (substring queries, and
+ * filter-only queries answered from an equality index); relevance ranking equal to
  * BM25 computed by definition over the live plaintexts, page after page.
  * @module
  */
@@ -185,13 +186,17 @@ describe("RecallCache at scale: text blocks, tail, deletions, compaction", () =>
       for (let round = 0; round < rounds; round++) {
         const source = pick(live).content;
         const start = Math.floor(random() * source.length);
+        const filterOnly = random() < 0.25; // answered from the equality index of `source`
         const query: RecallQuery = {
-          query:
-            random() < 0.7
+          query: filterOnly
+            ? undefined
+            : random() < 0.7
               ? source.slice(start, start + 1 + Math.floor(random() * 8)) || "a"
               : pick([...WORDS, "ß", "ss", "i̇", "σ", "ς", "\u0000", "a\u0000b", "zzz"]),
           caseSensitive: random() < 0.3,
-          filter: { metadata: random() < 0.2 ? pick(METADATA.slice(1)) : undefined },
+          filter: {
+            metadata: filterOnly || random() < 0.2 ? pick(METADATA.slice(1)) : undefined,
+          },
           rank: "recency",
           limit: pick([1, 2, 5, 20, 200]),
         };

@@ -80,7 +80,7 @@ async function segmentContents(user: TestOwner): Promise<{ ids: string[]; plaint
   const segments = await listRecallSegments(t.db, user.owner.userId);
   const ids: string[] = [];
   const plaintexts = segments.map((segment: RecallSegmentRow) => {
-    ids.push(...openSegment(user.dataKey, segment).entries.map((entry) => entry.id));
+    ids.push(...openSegment(user.dataKey, segment).ids);
     // The whole plaintext, every byte of it searched.
     return Buffer.from(
       decryptSegment(

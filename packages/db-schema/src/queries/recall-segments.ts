@@ -8,6 +8,7 @@ import { and, asc, eq, gt, gte, isNull, lt, lte, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { memories } from "../schema/memories.js";
 import { type RecallSegmentRow, recallSegments } from "../schema/recall-segments.js";
+import { CopyBinaryReader } from "./_copy-binary.js";
 import { clientOf } from "./_prepared.js";
 
 /** A segment as sealed by its caller. */
@@ -18,18 +19,42 @@ export interface SealedSegment {
   readonly ciphertext: Uint8Array;
 }
 
-const SEGMENTS_SQL = `select first_leaf, end_leaf, format, entries, iv, ciphertext,
-    (extract(epoch from sealed_at) * 1000)::int8 as sealed_ms
-  from recall_segments where user_id = $1 order by first_leaf`;
+/** A user id as this service makes them (randomUUID): safe to write into a COPY statement. */
+const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * The cold load's read: the user's segments in leaf order, in ONE prepared statement whose rows
- * are handed to `visit` as they arrive (the caller opens one segment while PostgreSQL is still
- * sending the next). When `visit` throws, the remaining rows are skipped and the first error is
- * rethrown once the statement has finished.
+ * COPY takes no bind parameters, so the (checked) user id is a literal. Binary format: the
+ * ciphertexts arrive as their bytes, not as hex text twice their size (docs/performance.md).
+ */
+function segmentsCopySql(userId: string): string {
+  if (!USER_ID.test(userId)) {
+    throw new RangeError(`user id must be a lower-case UUID, got ${JSON.stringify(userId)}`);
+  }
+  return `copy (select first_leaf::int8, end_leaf::int8, format::int4, entries::int4, iv,
+      ciphertext, (extract(epoch from sealed_at) * 1000)::int8
+    from recall_segments where user_id = '${userId}' order by first_leaf)
+    to stdout (format binary)`;
+}
+
+/** A non-null binary COPY field. */
+function fieldOf(fields: readonly (Buffer | null)[], index: number): Buffer {
+  const field = fields[index];
+  if (field === null || field === undefined) {
+    throw new TypeError(`recall segment row: column ${index} is missing`);
+  }
+  return field;
+}
+
+/**
+ * The cold load's read: the user's segments in leaf order, in ONE binary COPY whose rows are
+ * handed to `visit` as they arrive (the caller opens one segment while PostgreSQL is still
+ * sending the next). `iv` and `ciphertext` are views of the received bytes: copy what you keep.
+ * When `visit` throws, the remaining rows are skipped and the first error is rethrown once the
+ * stream has ended.
  * @returns the number of segments visited.
- * @throws TypeError when `db` is a transaction (no postgres.js client of its own); the
- *   statement's PostgreSQL error; whatever `visit` threw.
+ * @throws RangeError when `userId` is not a UUID; TypeError when `db` is a transaction (no
+ *   postgres.js client of its own) or the stream is malformed or cut short; the statement's
+ *   PostgreSQL error; whatever `visit` threw.
  */
 export async function streamRecallSegments(
   db: Database,
@@ -40,31 +65,43 @@ export async function streamRecallSegments(
   if (!client) {
     throw new TypeError("streamRecallSegments needs a database handle (not a transaction)");
   }
+  const reader = new CopyBinaryReader();
   let visited = 0;
   let failure: { error: unknown } | null = null;
-  await client
-    .unsafe(SEGMENTS_SQL, [userId], { prepare: true })
-    .values()
-    .forEach((row: unknown[]) => {
-      if (failure) {
-        return;
-      }
+  const row = (fields: (Buffer | null)[]) => {
+    if (failure) {
+      return;
+    }
+    try {
+      visit({
+        userId,
+        firstLeaf: Number(fieldOf(fields, 0).readBigInt64BE(0)),
+        endLeaf: Number(fieldOf(fields, 1).readBigInt64BE(0)),
+        format: fieldOf(fields, 2).readInt32BE(0),
+        entries: fieldOf(fields, 3).readInt32BE(0),
+        iv: fieldOf(fields, 4),
+        ciphertext: fieldOf(fields, 5),
+        sealedAt: new Date(Number(fieldOf(fields, 6).readBigInt64BE(0))),
+      });
+      visited++;
+    } catch (error) {
+      failure = { error };
+    }
+  };
+  const stream = await client.unsafe(segmentsCopySql(userId)).readable();
+  // Drained to the end whatever happens: a COPY stream left early stalls its connection.
+  for await (const chunk of stream) {
+    if (!failure) {
       try {
-        visit({
-          userId,
-          firstLeaf: Number(row[0]),
-          endLeaf: Number(row[1]),
-          format: Number(row[2]),
-          entries: Number(row[3]),
-          iv: row[4] as Uint8Array,
-          ciphertext: row[5] as Uint8Array,
-          sealedAt: new Date(Number(row[6])),
-        });
-        visited++;
+        reader.push(chunk as Buffer, row);
       } catch (error) {
         failure = { error };
       }
-    });
+    }
+  }
+  if (!failure) {
+    reader.end();
+  }
   if (failure) {
     throw (failure as { error: unknown }).error;
   }
