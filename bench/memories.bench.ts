@@ -7,6 +7,9 @@
  *   user's log sealed in recall segments first) beside a raw per-row fetch-all with postgres.js +
  *   node:crypto AES-256-GCM decrypt of the same rows, and beside its floor: the same sealed
  *   segments fetched (one binary COPY, as the cold load does) and decrypted, not decoded;
+ * - cold recall at 1 000 000 memories of one user (issue 22 item 5): the first recall of a fresh
+ *   process (bench/recall-cold-child.ts) beside one raw per-row fetch-all + decrypt, with the
+ *   process's peak RSS and the cache's estimate of the log;
  * - agent recall at the same size (issue 20 item 6): relevance ranking (BM25) beside the raw
  *   substring scan, and a filter-only query beside a raw in-process filter over the plaintexts;
  * - batch writes (POST /memories/batch, 4 clients × 64 items) beside raw single-row INSERTs with
@@ -25,13 +28,16 @@
  * The 1 000 000-leaf tree is built in SQL in the node-hash store (sha256 level by level) around
  * 32 real memories placed at random leaf indices; proofs are then served by the real route.
  * Anchored checkpoints are inserted directly (no chain here). Sizes: BENCH_MEMORIES (100 000),
- * BENCH_BIG_TREE (1 000 000), BENCH_WRITES (writes per case and round, 1 000).
+ * BENCH_BIG_TREE (1 000 000), BENCH_MILLION (the cold recall's user, 1 000 000; 0 skips it),
+ * BENCH_WRITES (writes per case and round, 1 000).
  * Database: DATABASE_URL's server when set, else an embedded PostgreSQL in a temporary directory;
  * a fresh database is created and dropped.
  * @module
  */
+import { execFile } from "node:child_process";
 import { createDecipheriv, randomBytes, randomInt, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { promisify } from "node:util";
 import { systemClock } from "@svc/auth";
 import { type Config, loadConfig } from "@svc/core-api";
 import {
@@ -79,12 +85,15 @@ import {
 
 const MEMORIES = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const BIG_TREE = Number(process.env.BENCH_BIG_TREE ?? 1_000_000);
+const MILLION = Number(process.env.BENCH_MILLION ?? 1_000_000);
 const WRITES = Number(process.env.BENCH_WRITES ?? 1_000);
 const CLIENTS = 16;
 const SEED_BATCH = 5_000;
 const NEEDLE = "zephyr-quartz";
 const NEEDLE_EVERY = 10_000;
 const COLD_STARTS = 7;
+const COLD_STARTS_BIG = 3;
+const execFileAsync = promisify(execFile);
 const WARM_ROUNDS = 5;
 const FILTER_CYCLE = 10_000;
 /** Items per POST /memories/batch in the batch-write figure, and its concurrent clients. */
@@ -444,6 +453,95 @@ async function agentRecallFigures(
       target: "≤ 2×",
     },
   ];
+}
+
+/** One cold recall measured by bench/recall-cold-child.ts in a process of its own. */
+interface ChildColdLoad {
+  readonly coldMs: number;
+  readonly items: number;
+  readonly rssBeforeMiB: number | null;
+  readonly peakMiB: number | null;
+  readonly cachedMiB: number;
+}
+
+/**
+ * Cold recall at BENCH_MILLION memories (issue 22 item 5; default 1 000 000, 0 skips): one user's
+ * memories written through MemoryService and sealed into segments; then {@link COLD_STARTS_BIG}
+ * first recalls, each in a fresh process (so that its peak RSS is the load's own), beside one raw
+ * per-row fetch-all + decrypt of the same rows; the process's peak RSS beside its RSS before the
+ * load; the cache's estimate of the log beside the plaintexts' UTF-8 bytes.
+ */
+async function millionFigures(
+  pg: DatabaseHandle,
+  databaseUrl: string,
+  user: BenchUser,
+  count: number,
+): Promise<Figure[]> {
+  const contents = Array.from({ length: count }, (_, i) => memoryText(i));
+  await seed(pg.db, user, contents);
+  const sealer = new RecallCache({ db: pg.db, clock: systemClock, maxBytes: 0 });
+  const segments = await sealer.seal(user.userId, user.dataKey);
+  const expected = rawScan(contents, NEEDLE, 20).length;
+  const plaintextMiB = contents.reduce((sum, c) => sum + Buffer.byteLength(c), 0) / 2 ** 20;
+  contents.length = 0;
+  const loads: ChildColdLoad[] = [];
+  for (let i = 0; i < COLD_STARTS_BIG; i++) {
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ["--import", "tsx", "bench/recall-cold-child.ts"],
+      {
+        env: {
+          ...process.env,
+          RECALL_DATABASE_URL: databaseUrl,
+          RECALL_USER_ID: user.userId,
+          RECALL_DATA_KEY: Buffer.from(user.dataKey).toString("hex"),
+          RECALL_QUERY: NEEDLE,
+        },
+        maxBuffer: 1 << 20,
+      },
+    );
+    const load = JSON.parse(stdout.trim().split("\n").pop() ?? "") as ChildColdLoad;
+    if (load.items !== expected) {
+      throw new Error(`cold recall at ${count}: ${load.items} of ${expected} matches`);
+    }
+    loads.push(load);
+  }
+  const raw = await timeRuns(() => rawFetchAndDecrypt(pg, user), 1, 0);
+  const n = count.toLocaleString("en-US");
+  const figures: Figure[] = [
+    {
+      name: `recall cold p50 at ${n} memories (fresh process, ${segments} sealed segments, ${COLD_STARTS_BIG} runs)`,
+      value: percentile(
+        loads.map((l) => l.coldMs),
+        50,
+      ),
+      baseline: percentile(raw, 50),
+      unit: "ms",
+      baselineName: "raw postgres.js per-row fetch-all + AES-GCM decrypt, 1 run",
+    },
+    {
+      name: `recall cache estimate of the ${n}-memory log`,
+      value: percentile(
+        loads.map((l) => l.cachedMiB),
+        50,
+      ),
+      baseline: plaintextMiB,
+      unit: "MiB",
+      baselineName: "the plaintexts' UTF-8 bytes",
+    },
+  ];
+  const peaks = loads.flatMap((l) => (l.peakMiB === null ? [] : [l.peakMiB]));
+  const before = loads.flatMap((l) => (l.rssBeforeMiB === null ? [] : [l.rssBeforeMiB]));
+  if (peaks.length > 0 && before.length > 0) {
+    figures.push({
+      name: "peak RSS (VmHWM) of the process of that cold recall",
+      value: percentile(peaks, 50),
+      baseline: percentile(before, 50),
+      unit: "MiB",
+      baselineName: "the same process before the load",
+    });
+  }
+  return figures;
 }
 
 /** Reads a `Vm…` line of /proc/<pid>/status in MiB. */
@@ -895,6 +993,15 @@ export async function run(): Promise<void> {
       Array.from({ length: CLIENTS }, () => newUser(api.url, db, config)),
     );
     printFigures("writes (~200-byte memories)", await writeFigures(database.url, writer, writers));
+
+    // Last: a million rows just written keep autovacuum busy, which would slow the figures after.
+    if (MILLION > 0) {
+      const million = await newUser(api.url, db, config);
+      printFigures(
+        `cold recall at ${MILLION.toLocaleString("en-US")} memories (one user)`,
+        await millionFigures(handle, database.url, million, MILLION),
+      );
+    }
   } finally {
     await api.close();
     await handle.close();

@@ -1,0 +1,60 @@
+/**
+ * One cold recall in a process of its own (run by memories.bench.ts at 1 000 000 memories), so
+ * that its peak RSS is the load's own: connects to RECALL_DATABASE_URL, searches RECALL_USER_ID's
+ * log with a fresh RecallCache (data key RECALL_DATA_KEY, hex) for RECALL_QUERY, and prints one
+ * JSON line `{ coldMs, items, rssBeforeMiB, peakMiB, cachedMiB }` (RSS from /proc/self/status;
+ * null off Linux).
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { systemClock } from "@svc/auth";
+import { createDatabase } from "@svc/db-schema";
+import { RecallCache } from "@svc/memory";
+
+/** A `Vm…` line of /proc/self/status in MiB, or null where there is none. */
+function procMiB(field: "VmHWM" | "VmRSS"): number | null {
+  if (process.platform !== "linux") {
+    return null;
+  }
+  const status = readFileSync("/proc/self/status", "utf8");
+  const kib = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1];
+  return kib === undefined ? null : Number(kib) / 1024;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set`);
+  }
+  return value;
+}
+
+const handle = createDatabase({ url: required("RECALL_DATABASE_URL"), max: 4 });
+try {
+  const rssBeforeMiB = procMiB("VmRSS");
+  const cache = new RecallCache({ db: handle.db, clock: systemClock, maxBytes: 2 ** 32 });
+  const started = performance.now();
+  const result = await cache.search(
+    required("RECALL_USER_ID"),
+    Buffer.from(required("RECALL_DATA_KEY"), "hex"),
+    {
+      query: required("RECALL_QUERY"),
+      caseSensitive: false,
+      filter: {},
+      rank: "recency",
+      limit: 20,
+    },
+  );
+  const coldMs = performance.now() - started;
+  console.log(
+    JSON.stringify({
+      coldMs,
+      items: result.items.length,
+      rssBeforeMiB,
+      peakMiB: procMiB("VmHWM"),
+      cachedMiB: cache.stats().bytes / 2 ** 20,
+    }),
+  );
+} finally {
+  await handle.close();
+}
