@@ -10,7 +10,7 @@
  * Internal to queries/*.ts; not part of the package surface.
  * @module
  */
-import { type SQL, sql } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { Executor } from "../client.js";
@@ -42,8 +42,8 @@ export type RawParam = string | number;
 
 /**
  * Runs `text` (SQL with `$1`…`$n` placeholders bound to `params`) as a prepared statement on
- * `db` (a database or an open transaction); see {@link runPrepared}. `text` must not hold
- * `$<digits>` other than placeholders (no dollar quoting).
+ * `db` (a database or an open transaction); see {@link runPrepared}. The text goes to PostgreSQL
+ * as it is (drizzle renders nothing), so a hot statement costs no query building per call.
  * @throws drizzle's DrizzleQueryError whose `cause` is the PostgreSQL error.
  */
 export function rawQuery<T extends Record<string, unknown>>(
@@ -51,11 +51,13 @@ export function rawQuery<T extends Record<string, unknown>>(
   text: string,
   params: readonly RawParam[],
 ): Promise<T[]> {
-  const parts = text.split(/\$(\d+)/);
-  const chunks = parts.map((part, i) =>
-    i % 2 === 0 ? sql.raw(part) : sql`${params[Number(part) - 1]}`,
+  const prepared = db._.session.prepareQuery<{ execute: T[]; all: unknown; values: unknown }>(
+    { sql: text, params: [...params] },
+    undefined,
+    text,
+    false,
   );
-  return runPrepared<T>(db, text, sql.join(chunks));
+  return prepared.execute();
 }
 
 /**
@@ -73,4 +75,22 @@ export function bytesOf(value: unknown): Uint8Array {
     throw new TypeError(`expected bytea, got ${typeof value}`);
   }
   return new Uint8Array(value);
+}
+
+/**
+ * Memoizes a drizzle prepared query per executor: `build(db)` runs on the first call with `db`
+ * and its result is returned for every later call with the same `db` (a database or an open
+ * transaction; held weakly). For the hot lookups run on every request, so that drizzle builds
+ * their SQL once (`sql.placeholder` for the values) instead of on every call.
+ */
+export function builtOncePer<Query>(build: (db: Executor) => Query): (db: Executor) => Query {
+  const built = new WeakMap<Executor, Query>();
+  return (db) => {
+    let query = built.get(db);
+    if (query === undefined) {
+      query = build(db);
+      built.set(db, query);
+    }
+    return query;
+  };
 }

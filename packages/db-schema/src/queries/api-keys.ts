@@ -15,6 +15,7 @@ import {
   pageLimit,
   toPage,
 } from "./_pagination.js";
+import { builtOncePer } from "./_prepared.js";
 import { timestamptz } from "./_sql.js";
 
 /** Input of {@link insertApiKey}. */
@@ -60,7 +61,8 @@ export async function insertApiKey(db: Executor, input: NewApiKey): Promise<ApiK
 /**
  * Credential lookup: the unrevoked key whose hash is `keyHash`, with its user, in one query, run
  * on every API-key request. Sent as a server-side prepared statement (parsed once per connection,
- * then one round trip; drizzle's default sends it unnamed: parse/describe, then bind).
+ * then one round trip; drizzle's default sends it unnamed: parse/describe, then bind) whose query
+ * drizzle builds once per executor, not on every call.
  * @returns `{ apiKey, user }` (`apiKey.lastUsedAt` included, so callers can skip a fresh
  *   touchApiKeyLastUsed; `apiKey.expiresAt` is for the caller to check against its clock), or
  *   null for an unknown or revoked key.
@@ -69,16 +71,20 @@ export async function findActiveApiKeyByHash(
   db: Executor,
   keyHash: Uint8Array,
 ): Promise<{ apiKey: ApiKey; user: User } | null> {
-  const rows = await db
+  const rows = await activeKeyByHashQuery(db).execute({ keyHash });
+  return rows[0] ?? null;
+}
+
+/** The credential lookup of each executor, built once (drizzle placeholder `keyHash`, bytea). */
+const activeKeyByHashQuery = builtOncePer((db) =>
+  db
     .select({ apiKey: apiKeys, user: users })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.keyHash, sql.placeholder("keyHash")), isNull(apiKeys.revokedAt)))
     .limit(1)
-    .prepare("find_active_api_key_by_hash")
-    .execute();
-  return rows[0] ?? null;
-}
+    .prepare("find_active_api_key_by_hash"),
+);
 
 /** The user's key `id` (revoked or not), or null when it is not theirs or does not exist. */
 export async function getApiKey(db: Executor, userId: string, id: string): Promise<ApiKey | null> {

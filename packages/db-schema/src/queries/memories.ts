@@ -35,7 +35,7 @@ import {
   pageLimit,
   toPage,
 } from "./_pagination.js";
-import { runPrepared } from "./_prepared.js";
+import { builtOncePer, runPrepared } from "./_prepared.js";
 import { likePrefix } from "./_sql.js";
 import {
   hex,
@@ -532,6 +532,8 @@ export interface MemoryReadOptions {
 /**
  * The user's memory `id`, or null when it does not exist, belongs to another user, or is deleted
  * (unless `includeDeleted`). docs/protocol.md §3 Authorization rule 2: another user's memory is never loaded.
+ * Run on every single-memory request, so sent as a server-side prepared statement whose query
+ * drizzle builds once per executor.
  */
 export async function getMemory(
   db: Executor,
@@ -539,19 +541,36 @@ export async function getMemory(
   id: string,
   options: MemoryReadOptions = {},
 ): Promise<Memory | null> {
-  const rows = await db
+  const query = options.includeDeleted ? memoryByIdQuery(db) : liveMemoryByIdQuery(db);
+  const rows = await query.execute({ userId, id });
+  return rows[0] ?? null;
+}
+
+/** getMemory's queries of each executor, built once (drizzle placeholders `userId`, `id`). */
+const memoryByIdQuery = builtOncePer((db) =>
+  db
+    .select()
+    .from(memories)
+    .where(
+      and(eq(memories.userId, sql.placeholder("userId")), eq(memories.id, sql.placeholder("id"))),
+    )
+    .limit(1)
+    .prepare("get_memory"),
+);
+const liveMemoryByIdQuery = builtOncePer((db) =>
+  db
     .select()
     .from(memories)
     .where(
       and(
-        eq(memories.userId, userId),
-        eq(memories.id, id),
-        options.includeDeleted ? undefined : isNull(memories.deletedAt),
+        eq(memories.userId, sql.placeholder("userId")),
+        eq(memories.id, sql.placeholder("id")),
+        isNull(memories.deletedAt),
       ),
     )
-    .limit(1);
-  return rows[0] ?? null;
-}
+    .limit(1)
+    .prepare("get_live_memory"),
+);
 
 /**
  * The user's memories among `ids` (in leaf order); ids of other users or unknown ids are simply

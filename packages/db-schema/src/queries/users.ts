@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { type User, users } from "../schema/users.js";
+import { builtOncePer } from "./_prepared.js";
 
 /** Input of {@link upsertUserByPubkey}. */
 export interface UpsertUserInput {
@@ -60,16 +61,14 @@ export async function upsertUserByPubkey(
 }
 
 /** The user-by-id query of each executor, built once (drizzle placeholder `id`). */
-const userByIdQueries = new WeakMap<Executor, ReturnType<typeof userByIdQuery>>();
-
-function userByIdQuery(db: Executor) {
-  return db
+const userByIdQuery = builtOncePer((db) =>
+  db
     .select()
     .from(users)
     .where(eq(users.id, sql.placeholder("id")))
     .limit(1)
-    .prepare("get_user_by_id");
-}
+    .prepare("get_user_by_id"),
+);
 
 /**
  * The user with id `userId`, or null. Run on every session-authenticated request (docs/protocol.md §3 step 3),
@@ -77,25 +76,18 @@ function userByIdQuery(db: Executor) {
  * whose query drizzle builds once per executor, not on every call.
  */
 export async function getUserById(db: Executor, userId: string): Promise<User | null> {
-  let query = userByIdQueries.get(db);
-  if (!query) {
-    query = userByIdQuery(db);
-    userByIdQueries.set(db, query);
-  }
-  const rows = await query.execute({ id: userId });
+  const rows = await userByIdQuery(db).execute({ id: userId });
   return rows[0] ?? null;
 }
 
 /** The users-by-ids query of each executor, built once (drizzle placeholder `ids`, a text[]). */
-const usersByIdsQueries = new WeakMap<Executor, ReturnType<typeof usersByIdsQuery>>();
-
-function usersByIdsQuery(db: Executor) {
-  return db
+const usersByIdsQuery = builtOncePer((db) =>
+  db
     .select()
     .from(users)
     .where(sql`${users.id} = any(${sql.placeholder("ids")}::text[])`)
-    .prepare("get_users_by_ids");
-}
+    .prepare("get_users_by_ids"),
+);
 
 /**
  * The users among `ids` (unknown ids are simply absent; order unspecified): one prepared
@@ -110,12 +102,7 @@ export async function getUsersByIds(db: Executor, ids: readonly string[]): Promi
   if (ids.length === 0) {
     return [];
   }
-  let query = usersByIdsQueries.get(db);
-  if (!query) {
-    query = usersByIdsQuery(db);
-    usersByIdsQueries.set(db, query);
-  }
-  return query.execute({ ids: [...ids] });
+  return usersByIdsQuery(db).execute({ ids: [...ids] });
 }
 
 /** The user whose wallet key is `ownerPubkey` (base58), or null. */
