@@ -1,8 +1,10 @@
 /**
- * Shared helpers for `pnpm bench`: timing with process.hrtime, median/percentiles, and one
- * table format so every figure is printed beside the baseline measured in the same run.
+ * Shared helpers for `pnpm bench`: timing with process.hrtime, median/percentiles, one table
+ * format so every figure is printed beside the baseline measured in the same run, and process
+ * memory read from /proc.
  * @module
  */
+import { readFile } from "node:fs/promises";
 
 /** Runs `fn` `reps` times after `warmup` untimed runs; returns each run's duration in ms. */
 export async function timeRuns(
@@ -97,4 +99,17 @@ export function rawBodyAad(context: { userId: string; memoryId: string }): Buffe
     ...field(context.userId),
     ...field(context.memoryId),
   ]);
+}
+
+/**
+ * A `Vm…` line of /proc/<pid>/status (`pid` "self": this process) in MiB (VmHWM: peak resident
+ * set; VmRSS: current), or null where /proc cannot tell (not Linux, process gone).
+ */
+export async function procStatusMiB(
+  pid: number | "self",
+  field: "VmHWM" | "VmRSS",
+): Promise<number | null> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  const kib = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1];
+  return kib === undefined ? null : Number(kib) / 1024;
 }

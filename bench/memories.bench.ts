@@ -36,7 +36,6 @@
  */
 import { execFile } from "node:child_process";
 import { createDecipheriv, randomBytes, randomInt, randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { systemClock } from "@svc/auth";
 import { type Config, loadConfig } from "@svc/core-api";
@@ -64,7 +63,14 @@ import {
   sealMemoryBody,
 } from "@svc/memory";
 import { fromHex, type Hash, inclusionProof, rootFromInclusionProof, toHex } from "@svc/merkle-log";
-import { type Figure, percentile, printFigures, rawBodyAad, timeRuns } from "./lib.js";
+import {
+  type Figure,
+  percentile,
+  printFigures,
+  procStatusMiB,
+  rawBodyAad,
+  timeRuns,
+} from "./lib.js";
 import {
   HttpClients,
   postgresCpuSeconds,
@@ -546,12 +552,11 @@ async function millionFigures(
 
 /** Reads a `Vm…` line of /proc/<pid>/status in MiB. */
 async function procMiB(pid: number, field: "VmHWM" | "VmRSS"): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const kib = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1];
-  if (kib === undefined) {
+  const mib = await procStatusMiB(pid, field);
+  if (mib === null) {
     throw new Error(`no ${field} in /proc/${pid}/status`);
   }
-  return Number(kib) / 1024;
+  return mib;
 }
 
 /**

@@ -6,20 +6,10 @@
  * null off Linux).
  * @module
  */
-import { readFileSync } from "node:fs";
 import { systemClock } from "@svc/auth";
 import { createDatabase } from "@svc/db-schema";
 import { RecallCache } from "@svc/memory";
-
-/** A `Vm…` line of /proc/self/status in MiB, or null where there is none. */
-function procMiB(field: "VmHWM" | "VmRSS"): number | null {
-  if (process.platform !== "linux") {
-    return null;
-  }
-  const status = readFileSync("/proc/self/status", "utf8");
-  const kib = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1];
-  return kib === undefined ? null : Number(kib) / 1024;
-}
+import { procStatusMiB } from "./lib.js";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -31,7 +21,7 @@ function required(name: string): string {
 
 const handle = createDatabase({ url: required("RECALL_DATABASE_URL"), max: 4 });
 try {
-  const rssBeforeMiB = procMiB("VmRSS");
+  const rssBeforeMiB = await procStatusMiB("self", "VmRSS");
   const cache = new RecallCache({ db: handle.db, clock: systemClock, maxBytes: 2 ** 32 });
   const started = performance.now();
   const result = await cache.search(
@@ -51,7 +41,7 @@ try {
       coldMs,
       items: result.items.length,
       rssBeforeMiB,
-      peakMiB: procMiB("VmHWM"),
+      peakMiB: await procStatusMiB("self", "VmHWM"),
       cachedMiB: cache.stats().bytes / 2 ** 20,
     }),
   );

@@ -13,7 +13,7 @@
  * a fresh database is created and dropped.
  * @module
  */
-import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +22,7 @@ import { LOCAL_PROGRAM_ID } from "../programs/commitment/src/index.js";
 import { bundlePath, ensureBuilt, REPO_ROOT, targetNamed } from "../scripts/lib/build.js";
 import { writeSolanaKeypairFile } from "../scripts/lib/first-run.js";
 import { type AppProcess, startApp, stopApp } from "../scripts/lib/processes.js";
-import { type Figure, median, printFigures } from "./lib.js";
+import { type Figure, median, printFigures, procStatusMiB } from "./lib.js";
 import { freePort } from "./processes.js";
 import { BENCH_ENV, benchDatabase } from "./sign-in.bench.js";
 
@@ -67,9 +67,7 @@ async function portIsFree(port: number): Promise<boolean> {
 
 /** VmRSS of `pid` in MiB; NaN when /proc cannot tell (not Linux). */
 async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-  const kib = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
-  return kib === undefined ? Number.NaN : Number(kib) / 1024;
+  return (await procStatusMiB(pid, "VmRSS")) ?? Number.NaN;
 }
 
 /**

@@ -10,7 +10,7 @@
  * Internal to queries/*.ts; not part of the package surface.
  * @module
  */
-import type { SQL } from "drizzle-orm";
+import type { Query, SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { Executor } from "../client.js";
@@ -28,13 +28,14 @@ const dialect = new PgDialect({ casing: "snake_case" });
  * @throws drizzle's DrizzleQueryError whose `cause` is the PostgreSQL error.
  */
 export async function runPrepared<Row>(db: Executor, name: string, query: SQL): Promise<Row[]> {
-  const prepared = db._.session.prepareQuery<{ execute: Row[]; all: unknown; values: unknown }>(
-    dialect.sqlToQuery(query),
-    undefined,
-    name,
-    false,
-  );
-  return prepared.execute();
+  return executePrepared<Row>(db, name, dialect.sqlToQuery(query));
+}
+
+/** Executes a rendered query (text + parameters) as a prepared statement named `name`. */
+function executePrepared<Row>(db: Executor, name: string, query: Query): Promise<Row[]> {
+  return db._.session
+    .prepareQuery<{ execute: Row[]; all: unknown; values: unknown }>(query, undefined, name, false)
+    .execute();
 }
 
 /** A bound parameter of {@link rawQuery}: text, or a number sent as text. */
@@ -51,13 +52,7 @@ export function rawQuery<T extends Record<string, unknown>>(
   text: string,
   params: readonly RawParam[],
 ): Promise<T[]> {
-  const prepared = db._.session.prepareQuery<{ execute: T[]; all: unknown; values: unknown }>(
-    { sql: text, params: [...params] },
-    undefined,
-    text,
-    false,
-  );
-  return prepared.execute();
+  return executePrepared<T>(db, text, { sql: text, params: [...params] });
 }
 
 /**

@@ -541,36 +541,33 @@ export async function getMemory(
   id: string,
   options: MemoryReadOptions = {},
 ): Promise<Memory | null> {
-  const query = options.includeDeleted ? memoryByIdQuery(db) : liveMemoryByIdQuery(db);
+  const query = options.includeDeleted ? anyMemoryById(db) : liveMemoryById(db);
   const rows = await query.execute({ userId, id });
   return rows[0] ?? null;
 }
 
-/** getMemory's queries of each executor, built once (drizzle placeholders `userId`, `id`). */
-const memoryByIdQuery = builtOncePer((db) =>
-  db
-    .select()
-    .from(memories)
-    .where(
-      and(eq(memories.userId, sql.placeholder("userId")), eq(memories.id, sql.placeholder("id"))),
-    )
-    .limit(1)
-    .prepare("get_memory"),
-);
-const liveMemoryByIdQuery = builtOncePer((db) =>
-  db
-    .select()
-    .from(memories)
-    .where(
-      and(
-        eq(memories.userId, sql.placeholder("userId")),
-        eq(memories.id, sql.placeholder("id")),
-        isNull(memories.deletedAt),
-      ),
-    )
-    .limit(1)
-    .prepare("get_live_memory"),
-);
+/**
+ * getMemory's query of each executor, built once (drizzle placeholders `userId`, `id`): every
+ * memory with `includeDeleted`, else live ones only.
+ */
+function memoryByIdQuery(includeDeleted: boolean) {
+  return builtOncePer((db) =>
+    db
+      .select()
+      .from(memories)
+      .where(
+        and(
+          eq(memories.userId, sql.placeholder("userId")),
+          eq(memories.id, sql.placeholder("id")),
+          includeDeleted ? undefined : isNull(memories.deletedAt),
+        ),
+      )
+      .limit(1)
+      .prepare(includeDeleted ? "get_memory" : "get_live_memory"),
+  );
+}
+const anyMemoryById = memoryByIdQuery(true);
+const liveMemoryById = memoryByIdQuery(false);
 
 /**
  * The user's memories among `ids` (in leaf order); ids of other users or unknown ids are simply
