@@ -2,8 +2,9 @@
  * The master-key start-up check and the re-wrapping of `pnpm rotate-master-key` against real
  * PostgreSQL and real AES-256-GCM: key ids read from the stored wraps (version 2) and version-1
  * wraps from before key ids, a missing or wrong key named by its id, batches that leave every
- * data key unchanged under the new key, two rotations at once, a rerun that writes nothing, and
- * the conditional update that never overwrites a row changed meanwhile.
+ * data key unchanged under the new key, two rotations at once, a rerun that writes nothing, the
+ * conditional update that never overwrites a row changed meanwhile, and concurrent replacements
+ * that queue instead of deadlocking.
  * @module
  */
 import { randomBytes } from "node:crypto";
@@ -167,6 +168,34 @@ describe("master keys of the stored data keys", () => {
     await expect(rotateDataKeys(t.db, new MasterKeyring(newKey), { batchSize: 0 })).rejects.toThrow(
       RangeError,
     );
+  });
+
+  it("concurrent replacements of the same users in any order: each row changes once, none deadlocks", async () => {
+    for (let round = 0; round < 20; round++) {
+      const stored = await Promise.all(
+        users.map(async (u) => (await getUserById(t.db, u.userId))?.wrappedDataKey as Uint8Array),
+      );
+      const runs = Array.from({ length: 4 }, () =>
+        replaceWrappedDataKeys(
+          t.db,
+          users
+            .map((u, i) => ({
+              userId: u.userId,
+              expected: stored[i] as Uint8Array,
+              wrappedDataKey: wrapDataKey(thirdKey, u.dataKey, u.userId),
+            }))
+            .sort(() => Math.random() - 0.5),
+        ),
+      );
+      // Each row holds `expected` for exactly one of the four: it changes exactly once.
+      const changed = await Promise.all(runs);
+      expect(changed.reduce((sum, n) => sum + n, 0)).toBe(users.length);
+    }
+    const onlyThird = new MasterKeyring(thirdKey);
+    for (const u of users) {
+      const row = await getUserById(t.db, u.userId);
+      expect(onlyThird.unwrap(row?.wrappedDataKey as Uint8Array, u.userId)).toEqual(u.dataKey);
+    }
   });
 
   it("a data key that does not open under the key it names stops the run naming the user", async () => {

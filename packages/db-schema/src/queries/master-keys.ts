@@ -5,7 +5,7 @@
  * key's bytes (NULL for a version-1 wrap), so these read and write only `wrapped_data_key`.
  * @module
  */
-import { and, asc, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, gt, isNull, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { users } from "../schema/users.js";
 
@@ -85,7 +85,9 @@ export async function listDataKeysNotUnder(
 /**
  * Replaces wrapped data keys in one statement (one transaction): each row changes only while it
  * still holds `expected` byte for byte, so a row re-wrapped meanwhile by another run is left
- * alone and a rerun never undoes newer work.
+ * alone and a rerun never undoes newer work. The rows are locked in id order first (a
+ * materialized `SELECT … ORDER BY id FOR UPDATE`), so two runs replacing overlapping users
+ * queue on the first shared row instead of deadlocking (an UPDATE … FROM locks rows in join order).
  * @returns how many rows changed.
  * @throws RangeError when more than 10 000 replacements are given.
  */
@@ -106,12 +108,19 @@ export async function replaceWrappedDataKeys(
     ),
     sql`, `,
   );
-  const changed = await db
-    .update(users)
-    .set({ wrappedDataKey: sql`c.next` })
-    .from(sql`(values ${rows}) as c(id, expected, next)`)
-    .where(and(eq(users.id, sql`c.id`), eq(users.wrappedDataKey, sql`c.expected`)))
-    .returning({ id: users.id });
+  const changed = await db.execute<{ id: string }>(sql`
+    with c(id, expected, next) as (values ${rows}),
+    locked as materialized (
+      select ${users.id} as id from ${users}
+      where ${users.id} in (select id from c)
+      order by ${users.id}
+      for update
+    )
+    update ${users} set wrapped_data_key = c.next
+    from c
+    where ${users.id} = c.id and ${users.wrappedDataKey} = c.expected
+      and ${users.id} in (select id from locked)
+    returning ${users.id}`);
   return changed.length;
 }
 
