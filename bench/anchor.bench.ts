@@ -23,9 +23,9 @@ import {
   migrateDatabase,
   startEmbeddedPostgres,
   upsertUserByPubkey,
-} from "@svc/db-schema";
-import { requestAirdrop } from "@svc/local-chain";
-import { hashLeaf } from "@svc/merkle-log";
+} from "@verifiable-memory/db-schema";
+import { requestAirdrop } from "@verifiable-memory/local-chain";
+import { hashLeaf } from "@verifiable-memory/merkle-log";
 import bs58 from "bs58";
 // Relative imports: the root package does not depend on these workspace packages.
 import { runSweep } from "../apps/anchor-service/src/index.js";

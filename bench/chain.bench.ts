@@ -1,5 +1,5 @@
 /**
- * Chain client benchmark: commits per second through `@svc/chain-commit` ChainClient against the
+ * Chain client benchmark: commits per second through `@verifiable-memory/chain-commit` ChainClient against the
  * embedded local chain over HTTP (build + sign + send with preflight + durable ledger write +
  * confirmation by polling), sequentially and with several users in flight, each beside the raw
  * in-process rate of litesvm 0.8.0 `sendTransaction` on pre-signed commit transactions
@@ -16,14 +16,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair, PublicKey, Transaction, VersionedTransaction } from "@solana/web3.js";
-import { ChainClient } from "@svc/chain-commit";
+import { ChainClient } from "@verifiable-memory/chain-commit";
 import {
   createCommitInstruction,
   createInitializeInstruction,
   LOCAL_PROGRAM_ID,
-} from "@svc/commitment-program";
-import { deployCommitmentProgram } from "@svc/commitment-program/deploy";
-import { requestAirdrop, startLocalChain } from "@svc/local-chain";
+} from "@verifiable-memory/commitment-program";
+import { deployCommitmentProgram } from "@verifiable-memory/commitment-program/deploy";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
 import { FailedTransactionMetadata, LiteSVM } from "litesvm";
 import { printFigures } from "./lib.js";
 

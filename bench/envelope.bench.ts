@@ -13,7 +13,7 @@ import {
   encryptBody,
   generateDataKey,
   type SealedBody,
-} from "@svc/envelope-crypto";
+} from "@verifiable-memory/envelope-crypto";
 import { median, printFigures, rawBodyAad, timeRuns } from "./lib.js";
 
 const RECORDS = Number(process.env.ENVELOPE_BENCH_RECORDS ?? 100_000);

@@ -83,7 +83,7 @@ function fmt(n: number): string {
 }
 
 /**
- * The version-1 memory-body AAD of @svc/envelope-crypto, built by hand from its README table for
+ * The version-1 memory-body AAD of @verifiable-memory/envelope-crypto, built by hand from its README table for
  * the raw baselines: "svc/envelope/body" ‖ 0x00 ‖ version 0x01 ‖ for userId and memoryId each a
  * 4-byte big-endian length and the UTF-8 bytes.
  */

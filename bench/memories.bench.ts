@@ -37,8 +37,8 @@
 import { execFile } from "node:child_process";
 import { createDecipheriv, randomBytes, randomInt, randomUUID } from "node:crypto";
 import { promisify } from "node:util";
-import { systemClock } from "@svc/auth";
-import { type Config, loadConfig } from "@svc/core-api";
+import { systemClock } from "@verifiable-memory/auth";
+import { type Config, loadConfig } from "@verifiable-memory/core-api";
 import {
   createDatabase,
   type Database,
@@ -50,8 +50,8 @@ import {
   nodeSource,
   rootAtSize,
   streamRecallSegments,
-} from "@svc/db-schema";
-import { decryptSegment } from "@svc/envelope-crypto";
+} from "@verifiable-memory/db-schema";
+import { decryptSegment } from "@verifiable-memory/envelope-crypto";
 import {
   AppendQueue,
   type Caller,
@@ -61,8 +61,14 @@ import {
   RecallCache,
   type RecallQuery,
   sealMemoryBody,
-} from "@svc/memory";
-import { fromHex, type Hash, inclusionProof, rootFromInclusionProof, toHex } from "@svc/merkle-log";
+} from "@verifiable-memory/memory";
+import {
+  fromHex,
+  type Hash,
+  inclusionProof,
+  rootFromInclusionProof,
+  toHex,
+} from "@verifiable-memory/merkle-log";
 import {
   type Figure,
   percentile,

@@ -1,5 +1,5 @@
 /**
- * `@svc/merkle-log` benchmark: CompactRange appends up to 1 000 000 leaves, and inclusion-proof
+ * `@verifiable-memory/merkle-log` benchmark: CompactRange appends up to 1 000 000 leaves, and inclusion-proof
  * generation / verification at that size against a MemoryNodeStore, each beside the raw
  * node:crypto node-hash rate (`crypto.hash("sha256", 65 B)`) measured in the same run.
  * With leaf hashes precomputed an append costs trailingOnes(size) node hashes, one amortized
@@ -16,7 +16,7 @@ import {
   inclusionProof,
   MemoryNodeStore,
   verifyInclusion,
-} from "@svc/merkle-log";
+} from "@verifiable-memory/merkle-log";
 import { median, printFigures, timeRuns } from "./lib.js";
 
 const LEAVES = 1_000_000;

@@ -6,9 +6,9 @@
  * null off Linux).
  * @module
  */
-import { systemClock } from "@svc/auth";
-import { createDatabase } from "@svc/db-schema";
-import { RecallCache } from "@svc/memory";
+import { systemClock } from "@verifiable-memory/auth";
+import { createDatabase } from "@verifiable-memory/db-schema";
+import { RecallCache } from "@verifiable-memory/memory";
 import { procStatusMiB } from "./lib.js";
 
 function required(name: string): string {

@@ -21,15 +21,15 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { resolveBearer, systemClock } from "@svc/auth";
-import { type AppDeps, type Config, createApp, loadConfig } from "@svc/core-api";
+import { resolveBearer, systemClock } from "@verifiable-memory/auth";
+import { type AppDeps, type Config, createApp, loadConfig } from "@verifiable-memory/core-api";
 import {
   createDatabase,
   type Database,
   type DatabaseHandle,
   migrateDatabase,
   startEmbeddedPostgres,
-} from "@svc/db-schema";
+} from "@verifiable-memory/db-schema";
 import bs58 from "bs58";
 import { Hono } from "hono";
 import { median, percentile, printFigures } from "./lib.js";

@@ -1,5 +1,5 @@
 /**
- * `@svc/siws-message` throughput: building and strictly parsing one sign-in message (docs/protocol.md
+ * `@verifiable-memory/siws-message` throughput: building and strictly parsing one sign-in message (docs/protocol.md
  * §2), beside raw work on the same nine lines measured in the same run: a template-literal
  * build plus `split("\n")`, a JSON.stringify/JSON.parse round trip of the fields object, and one
  * node:crypto SHA-256 of the message text (the package set's common raw baseline).
@@ -16,7 +16,7 @@ import {
   SIGN_IN_TTL_MS,
   type SignInMessageFields,
   signInStatement,
-} from "@svc/siws-message";
+} from "@verifiable-memory/siws-message";
 import { median, printFigures, timeRuns } from "./lib.js";
 
 const OPS = 20_000;

@@ -1,6 +1,6 @@
 /**
  * `pnpm demo`: an agent drives the running service (`pnpm start`) end to end on real text, through
- * the SDK (`@svc/client`) as an agent developer would.
+ * the SDK (`@verifiable-memory/client`) as an agent developer would.
  * 1. a wallet (new, or `--keypair <Solana CLI keypair JSON>`) signs in with SIWS;
  * 2. it mints an API key and stores the README paragraphs of the installed dependencies through
  *    `POST /memories/batch` (64 per request);
@@ -23,9 +23,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, parseEnv } from "node:util";
 import { Connection, PublicKey, Transaction } from "@solana/web3.js";
-import { createClient, type SvcClient, SvcError, unwrap } from "@svc/client";
-import { verifyProof } from "@svc/client/verify";
-import { requestAirdrop, warpClock } from "@svc/local-chain";
+import { createClient, type SvcClient, SvcError, unwrap } from "@verifiable-memory/client";
+import { verifyProof } from "@verifiable-memory/client/verify";
+import { requestAirdrop, warpClock } from "@verifiable-memory/local-chain";
 import { Presets, SingleBar } from "cli-progress";
 import { readCorpus } from "./lib/corpus.js";
 import { loadWallet } from "./lib/wallet.js";

@@ -25,10 +25,14 @@ import {
   masterKey,
   parseConfig,
   previousMasterKeys,
-} from "@svc/app-config";
-import { createDatabase, migrateDatabase, resolveDatabaseUrl } from "@svc/db-schema";
-import { MasterKeyring } from "@svc/envelope-crypto";
-import { MissingMasterKeyError, type RotationProgress, rotateDataKeys } from "@svc/memory";
+} from "@verifiable-memory/app-config";
+import { createDatabase, migrateDatabase, resolveDatabaseUrl } from "@verifiable-memory/db-schema";
+import { MasterKeyring } from "@verifiable-memory/envelope-crypto";
+import {
+  MissingMasterKeyError,
+  type RotationProgress,
+  rotateDataKeys,
+} from "@verifiable-memory/memory";
 import { Presets, SingleBar } from "cli-progress";
 import { z } from "zod";
 

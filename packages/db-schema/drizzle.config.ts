@@ -1,5 +1,5 @@
 /**
- * drizzle-kit configuration: `pnpm --filter @svc/db-schema db:generate` diffs src/schema against
+ * drizzle-kit configuration: `pnpm --filter @verifiable-memory/db-schema db:generate` diffs src/schema against
  * the committed snapshots and writes the next SQL migration to drizzle/.
  * @module
  */

@@ -3,11 +3,11 @@
  * process `pnpm start` runs is bundled by esbuild into one ESM file for Node 20 with a source map
  * (`apps/<app>/dist/main.js`, `scripts/dist/postgres-host.js`), so it runs with plain `node`.
  *
- * - Workspace packages (`@svc/*`) are bundled in; every other npm package stays external. An
+ * - Workspace packages (`@verifiable-memory/*`) are bundled in; every other npm package stays external. An
  *   external is imported from wherever the importing workspace package would find it: the build
  *   links each one (relative symlink to the very directory the importer resolves, pnpm's layout)
  *   into `<outdir>/node_modules`, so a dependency that only a workspace package declares (e.g.
- *   `postgres` of @svc/db-schema) resolves from the bundle too. Two importers resolving one name
+ *   `postgres` of @verifiable-memory/db-schema) resolves from the bundle too. Two importers resolving one name
  *   to different directories fail the build.
  * - `import.meta.url` in bundled sources is rewritten to the URL of the original source file,
  *   computed relative to the bundle (`new URL("../../../packages/db-schema/src/migrate.ts",
@@ -361,7 +361,7 @@ function findPackage(name: string, dir: string): string | null {
 }
 
 /**
- * esbuild plugin: every bare import that is not `@svc/*` or a Node built-in stays external, and
+ * esbuild plugin: every bare import that is not `@verifiable-memory/*` or a Node built-in stays external, and
  * its package directory as resolved from the importer is recorded in `links` (name → real path).
  */
 function externalPackages(links: Map<string, string>): Plugin {
@@ -369,7 +369,7 @@ function externalPackages(links: Map<string, string>): Plugin {
     name: "svc-external-packages",
     setup(build) {
       build.onResolve({ filter: /^[^./]/ }, (args) => {
-        if (args.path.startsWith("@svc/") || isBuiltin(args.path)) {
+        if (args.path.startsWith("@verifiable-memory/") || isBuiltin(args.path)) {
           return undefined;
         }
         const name = packageName(args.path);

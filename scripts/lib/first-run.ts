@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 
-/** The program id of the embedded local chain (`@svc/commitment-program` LOCAL_PROGRAM_ID). */
+/** The program id of the embedded local chain (`@verifiable-memory/commitment-program` LOCAL_PROGRAM_ID). */
 const LOCAL_PROGRAM_ID = "J51ibhpr3HHMXSvELsAC5jeB6R9ik3KR4fCYTEZdGYvz";
 
 /**

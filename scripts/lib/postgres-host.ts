@@ -10,7 +10,7 @@
  * IPC channel; sends `{ url, port }` once the server is up, or `{ error }`.
  * @module
  */
-import { ensureEmbeddedPostgres, handleShutdownSignals } from "@svc/db-schema";
+import { ensureEmbeddedPostgres, handleShutdownSignals } from "@verifiable-memory/db-schema";
 
 /** What the host tells its parent. */
 export type PostgresHostMessage =

@@ -16,7 +16,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   BUILD_TARGETS,
@@ -136,7 +136,7 @@ describe("pnpm build (scripts/lib/build.ts)", () => {
       expect(
         code.startsWith('import { createRequire as __svcCreateRequire } from "node:module";'),
       ).toBe(true);
-      expect(code).not.toMatch(/from "@svc\//);
+      expect(code).not.toMatch(/from "@verifiable-memory\//);
       expect(code).toContain(`//# sourceMappingURL=${bundle.outfile.split("/").at(-1)}.map`);
       expect(existsSync(`${bundle.outfile}.map`)).toBe(true);
       for (const name of bundle.externals) {
@@ -146,10 +146,10 @@ describe("pnpm build (scripts/lib/build.ts)", () => {
       }
       expect(bundleState(bundle.target, { outRoot })).toEqual({ current: true });
     }
-    // core-api imports postgres.js only through @svc/db-schema: linked beside the bundle anyway.
+    // core-api imports postgres.js only through @verifiable-memory/db-schema: linked beside the bundle anyway.
     const core = built.find((b) => b.target.name === "core-api");
     expect(core?.externals).toEqual(expect.arrayContaining(["postgres", "pino", "hono"]));
-    expect(core?.externals.some((name) => name.startsWith("@svc/"))).toBe(false);
+    expect(core?.externals.some((name) => name.startsWith("@verifiable-memory/"))).toBe(false);
   });
 
   it("runs the built apps with plain node: local chain, core-api, extension-api, anchor service", async () => {
@@ -168,7 +168,7 @@ describe("pnpm build (scripts/lib/build.ts)", () => {
     });
     expect(program.body.result.value?.executable).toBe(true);
 
-    // core-api first, alone: it migrates the empty database (the drizzle folder of @svc/db-schema).
+    // core-api first, alone: it migrates the empty database (the drizzle folder of @verifiable-memory/db-schema).
     const corePort = await freePort();
     const shared = { DATABASE_URL: database.url, CHAIN_RPC_URL: rpcUrl };
     const core = startBuilt("core-api", appEnv({ ...shared, PORT: String(corePort) }));

@@ -4,7 +4,7 @@
  * DATABASE_URL or a CHAIN_RPC_URL): start, sign in with a real ed25519 wallet, write, wait until
  * anchored, write once more, SIGTERM (exit 0, everything stopped), start again, read every memory
  * back, check that the log only grew (RFC 9162 consistency proof) and that every proof verifies
- * with `@svc/verifier` against the chain, write after the restart and see it anchored, SIGTERM.
+ * with `@verifiable-memory/verifier` against the chain, write after the restart and see it anchored, SIGTERM.
  * Nothing is written to the repository: `ENV_FILE` points `start.ts` at the temporary directory.
  * @module
  */
@@ -15,8 +15,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fromHex, verifyConsistency } from "@svc/merkle-log";
-import { verifyBundle } from "@svc/verifier";
+import { fromHex, verifyConsistency } from "@verifiable-memory/merkle-log";
+import { verifyBundle } from "@verifiable-memory/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSolanaKeypairFile } from "../lib/first-run.js";
 import { loadWallet } from "../lib/wallet.js";

@@ -6,7 +6,7 @@
  * with it (method, path, status, duration; never a header or a body).
  * @module
  */
-import { type Executor, pendingMigrations } from "@svc/db-schema";
+import { type Executor, pendingMigrations } from "@verifiable-memory/db-schema";
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { type Logger, pino } from "pino";

@@ -1,12 +1,12 @@
 /**
- * The chain operations the anchor sweep uses: a structural subset of `@svc/chain-commit`'s
+ * The chain operations the anchor sweep uses: a structural subset of `@verifiable-memory/chain-commit`'s
  * ChainClient (docs/protocol.md §7 "One chain client in every mode"), so the sweep depends on nothing
  * else and the client's typed errors pass through unchanged (ChainUnavailableError, NonceRaceError,
  * CountDecreasedError, ConfirmationTimeoutError, UnauthorizedAuthorityError,
  * InsufficientFundsError, TransactionFailedError).
  * @module
  */
-import type { ChainClient } from "@svc/chain-commit";
+import type { ChainClient } from "@verifiable-memory/chain-commit";
 
 /** The chain as the anchor service sees it: a ChainClient, or anything shaped like one. */
 export type AnchorChain = Pick<

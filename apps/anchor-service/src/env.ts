@@ -5,7 +5,7 @@
  * {@link loadEnv}.
  * @module
  */
-import { ConfigError, parseConfig } from "@svc/app-config";
+import { ConfigError, parseConfig } from "@verifiable-memory/app-config";
 import { z } from "zod";
 
 // Base58 alphabet (Bitcoin/Solana): 32-byte public keys encode to 32–44 characters.

@@ -1,5 +1,5 @@
 /**
- * `@svc/anchor-service`: the sweep that anchors each user's Merkle root on chain, its leader-locked
+ * `@verifiable-memory/anchor-service`: the sweep that anchors each user's Merkle root on chain, its leader-locked
  * worker loop, metrics and HTTP surface (docs/protocol.md §4, §1, §7). `main.ts` wires them.
  * @module
  */

@@ -6,13 +6,13 @@
  * @module
  */
 import { serve } from "@hono/node-server";
-import { ChainClient, loadKeypairFile } from "@svc/chain-commit";
+import { ChainClient, loadKeypairFile } from "@verifiable-memory/chain-commit";
 import {
   createDatabase,
   handleShutdownSignals,
   migrateDatabase,
   resolveDatabaseUrl,
-} from "@svc/db-schema";
+} from "@verifiable-memory/db-schema";
 import { pino } from "pino";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";

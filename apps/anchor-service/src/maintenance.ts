@@ -13,7 +13,7 @@ import {
   deleteEventsBefore,
   deleteExpiredNonces,
   deleteUnknownGrantAudit,
-} from "@svc/db-schema";
+} from "@verifiable-memory/db-schema";
 
 /** What one maintenance pass deleted. */
 export interface MaintenanceReport {

@@ -14,7 +14,7 @@ import {
   getOldestPendingCreatedAt,
   listStuckBatches,
   treeSaveConflicts,
-} from "@svc/db-schema";
+} from "@verifiable-memory/db-schema";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Outcome of one user's anchoring attempt within a sweep. */

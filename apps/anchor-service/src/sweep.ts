@@ -16,7 +16,7 @@ import {
   CountDecreasedError,
   InvalidCommitmentAccountError,
   UnauthorizedAuthorityError,
-} from "@svc/chain-commit";
+} from "@verifiable-memory/chain-commit";
 import {
   checkTree,
   type Database,
@@ -32,8 +32,8 @@ import {
   rebuildTree,
   rootAtSize,
   TreeCorruptError,
-} from "@svc/db-schema";
-import { type Hash, MissingNodeError, toHex } from "@svc/merkle-log";
+} from "@verifiable-memory/db-schema";
+import { type Hash, MissingNodeError, toHex } from "@verifiable-memory/merkle-log";
 import type { Logger } from "pino";
 import type { AnchorChain } from "./chain.js";
 import type { AnchorMetrics, CommitOutcome, IntegrityKind } from "./metrics.js";

@@ -14,9 +14,14 @@ import {
   latestAnchoredCheckpoint,
   nodeSource,
   upsertUserByPubkey,
-} from "@svc/db-schema";
-import { inclusionProof, toHex } from "@svc/merkle-log";
-import { commitmentAddress, contentHashOf, type LeafData, leafHashOf } from "@svc/verifier";
+} from "@verifiable-memory/db-schema";
+import { inclusionProof, toHex } from "@verifiable-memory/merkle-log";
+import {
+  commitmentAddress,
+  contentHashOf,
+  type LeafData,
+  leafHashOf,
+} from "@verifiable-memory/verifier";
 
 /** A user of the tests. */
 export interface TestUser {

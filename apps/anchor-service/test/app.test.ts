@@ -11,8 +11,8 @@ import {
   insertSubmittedBatch,
   markBatchFailed,
   treeSaveConflicts,
-} from "@svc/db-schema";
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
+} from "@verifiable-memory/db-schema";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";

@@ -5,7 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "@svc/app-config";
+import { ConfigError } from "@verifiable-memory/app-config";
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "../src/env.js";
 

@@ -24,10 +24,15 @@ import {
   listMemoriesSince,
   nodeSource,
   rebuildTree,
-} from "@svc/db-schema";
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
-import { consistencyProof, rootFromLeafHashes, toHex, verifyConsistency } from "@svc/merkle-log";
-import { commitmentAddress } from "@svc/verifier";
+} from "@verifiable-memory/db-schema";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
+import {
+  consistencyProof,
+  rootFromLeafHashes,
+  toHex,
+  verifyConsistency,
+} from "@verifiable-memory/merkle-log";
+import { commitmentAddress } from "@verifiable-memory/verifier";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AnchorChain } from "../src/chain.js";
 import { type AnchorMetrics, createMetrics } from "../src/metrics.js";

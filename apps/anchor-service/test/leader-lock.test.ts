@@ -4,7 +4,7 @@
  * dropped session frees it for the standby, and a holder whose session was killed notices that it
  * lost the lock. Real PostgreSQL.
  */
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLeaderLock } from "../src/leader-lock.js";
 

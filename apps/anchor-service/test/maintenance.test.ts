@@ -5,9 +5,13 @@
  * the lock holder runs it.
  */
 import { randomBytes } from "node:crypto";
-import { issueChallenge } from "@svc/auth";
-import { insertExtensionSession, insertGrant, insertGrantAudit } from "@svc/db-schema";
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
+import { issueChallenge } from "@verifiable-memory/auth";
+import {
+  insertExtensionSession,
+  insertGrant,
+  insertGrantAudit,
+} from "@verifiable-memory/db-schema";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
 import bs58 from "bs58";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -4,7 +4,7 @@
  * memories seeded with appendMemories. Covers the age and count seal policies with a controllable
  * clock, and 20 sweeps with writes in between after which every anchored memory's inclusion proof
  * (cut at the latest checkpoint) verifies against the root read from the chain, consecutive
- * checkpoints are consistent (RFC 9162 §2.1.4), and a bundle verifies with @svc/verifier; and
+ * checkpoints are consistent (RFC 9162 §2.1.4), and a bundle verifies with @verifiable-memory/verifier; and
  * many users anchored concurrently with at most `maxInFlight` commits in flight (counted at an RPC
  * proxy in front of the chain).
  */
@@ -14,16 +14,16 @@ import {
   latestAnchoredCheckpoint,
   listMemoriesSince,
   nodeSource,
-} from "@svc/db-schema";
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
+} from "@verifiable-memory/db-schema";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
 import {
   consistencyProof,
   inclusionProof,
   toHex,
   verifyConsistency,
   verifyInclusion,
-} from "@svc/merkle-log";
-import { verifyBundle } from "@svc/verifier";
+} from "@verifiable-memory/merkle-log";
+import { verifyBundle } from "@verifiable-memory/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnchorChain } from "../src/chain.js";
 import { createMetrics } from "../src/metrics.js";

@@ -5,7 +5,7 @@
  * `solana:signMessage` paths, no wallet, a refused signature, a choice of two); the token reaching
  * the extension; "Remember selection" from a test page; recall through the popup; the memory in
  * core-api's GET /memories, anchored by the anchor service's sweep on the local chain and verified
- * against the chain by @svc/verifier (what svc-verify runs); logout, after which the token is 401.
+ * against the chain by @verifiable-memory/verifier (what svc-verify runs); logout, after which the token is 401.
  * Screenshots go to test-artifacts/ (git-ignored).
  * @module
  */
@@ -16,11 +16,11 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Keypair } from "@solana/web3.js";
-import { runSweep } from "@svc/anchor-service";
-import { ChainClient } from "@svc/chain-commit";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { requestAirdrop, startLocalChain } from "@svc/local-chain";
-import { verifyBundle } from "@svc/verifier";
+import { runSweep } from "@verifiable-memory/anchor-service";
+import { ChainClient } from "@verifiable-memory/chain-commit";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { verifyBundle } from "@verifiable-memory/verifier";
 import pino from "pino";
 import { type BrowserContext, chromium, type Page, type Worker } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

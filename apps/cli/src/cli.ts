@@ -1,5 +1,5 @@
 /**
- * The `svc` program: commander's command tree over `@svc/client`, with `--json` and `--help`
+ * The `svc` program: commander's command tree over `@verifiable-memory/client`, with `--json` and `--help`
  * on every command and the exit codes of {@link EXIT}.
  * @module
  */

@@ -3,7 +3,7 @@
  * included) becomes one line, or one JSON object, on standard error.
  * @module
  */
-import { SvcError } from "@svc/client";
+import { SvcError } from "@verifiable-memory/client";
 
 /**
  * The exit codes of `svc` (README.md "Exit codes"):

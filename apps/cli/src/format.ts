@@ -2,7 +2,7 @@
  * Human-readable renderings of API objects (without `--json`).
  * @module
  */
-import type { CreatedMemory, Memory, ProofBundle } from "@svc/client";
+import type { CreatedMemory, Memory, ProofBundle } from "@verifiable-memory/client";
 
 /** Indents every line of `text` by `by` spaces. */
 export function indent(text: string, by = 2): string {

@@ -1,5 +1,5 @@
 /**
- * `@svc/cli`: the `svc` command line over `@svc/client`. The binary is bin/svc.js; `run` is
+ * `@verifiable-memory/cli`: the `svc` command line over `@verifiable-memory/client`. The binary is bin/svc.js; `run` is
  * exported for embedding and tests.
  * @module
  */

@@ -5,7 +5,7 @@
  * @module
  */
 import { access } from "node:fs/promises";
-import { createClient, type Session, type SvcClient } from "@svc/client";
+import { createClient, type Session, type SvcClient } from "@verifiable-memory/client";
 import {
   credentialsPath,
   readCredentials,

@@ -5,9 +5,18 @@
  * @module
  */
 
-import { StakingClient } from "@svc/chain-commit";
-import { createApiApp, publishApiApp, RateLimits, registerHealthRoutes } from "@svc/http-kit";
-import { createMemoryDomain, MAX_BATCH_BODY_BYTES, rpcAnchorChain } from "@svc/memory";
+import { StakingClient } from "@verifiable-memory/chain-commit";
+import {
+  createApiApp,
+  publishApiApp,
+  RateLimits,
+  registerHealthRoutes,
+} from "@verifiable-memory/http-kit";
+import {
+  createMemoryDomain,
+  MAX_BATCH_BODY_BYTES,
+  rpcAnchorChain,
+} from "@verifiable-memory/memory";
 import { cors } from "hono/cors";
 import type { App, AppDeps, AppEnv, Services } from "./context.js";
 import { handleError } from "./errors.js";

@@ -5,10 +5,15 @@
  */
 import type { HttpBindings } from "@hono/node-server";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AuthContext, Clock } from "@svc/auth";
-import type { Database } from "@svc/db-schema";
-import type { RateLimits } from "@svc/http-kit";
-import type { AnchorChain, EventHub, ExpectedAppend, MemoryDomain } from "@svc/memory";
+import type { AuthContext, Clock } from "@verifiable-memory/auth";
+import type { Database } from "@verifiable-memory/db-schema";
+import type { RateLimits } from "@verifiable-memory/http-kit";
+import type {
+  AnchorChain,
+  EventHub,
+  ExpectedAppend,
+  MemoryDomain,
+} from "@verifiable-memory/memory";
 import type { Logger } from "pino";
 import type { Config } from "./env.js";
 import type { GrantService } from "./services/grants.js";
@@ -34,7 +39,7 @@ export interface AppDeps {
   readonly eventsHeartbeatMs?: number;
 }
 
-/** The services `createApp` builds: the memory domain (@svc/memory), grants and staking. */
+/** The services `createApp` builds: the memory domain (@verifiable-memory/memory), grants and staking. */
 export interface Services extends MemoryDomain {
   readonly grants: GrantService;
   readonly staking: StakingService;
@@ -50,7 +55,7 @@ export interface AppEnv {
     auth: AuthContext;
     /** Set by `expectAppend` on `POST /memories`: this request's announced append. */
     expectedAppend: ExpectedAppend;
-    /** The app's rate limits (docs/protocol.md §12), set by @svc/http-kit's createApiApp. */
+    /** The app's rate limits (docs/protocol.md §12), set by @verifiable-memory/http-kit's createApiApp. */
     rateLimits: RateLimits;
   };
 }

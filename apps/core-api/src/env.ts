@@ -17,9 +17,9 @@ import {
   siwsChainId,
   siwsDomain,
   url,
-} from "@svc/app-config";
-import { loadKeypairFile } from "@svc/chain-commit";
-import { MasterKeyring } from "@svc/envelope-crypto";
+} from "@verifiable-memory/app-config";
+import { loadKeypairFile } from "@verifiable-memory/chain-commit";
+import { MasterKeyring } from "@verifiable-memory/envelope-crypto";
 import { z } from "zod";
 
 export { ConfigError };
@@ -99,7 +99,7 @@ export interface Config {
 }
 
 /**
- * Validates the environment (@svc/app-config's parseConfig: blank values count as unset).
+ * Validates the environment (@verifiable-memory/app-config's parseConfig: blank values count as unset).
  * @throws ConfigError naming each missing or malformed variable.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {

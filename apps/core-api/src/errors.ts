@@ -3,16 +3,20 @@
  * mapped in exactly one place; one error handler renders `{ error: { code, message, details? } }`.
  * @module
  */
-import { AuthError, type AuthErrorCode } from "@svc/auth";
+import { AuthError, type AuthErrorCode } from "@verifiable-memory/auth";
 import {
   ChainUnavailableError,
   ConfirmationTimeoutError,
   StakeTransactionRefusedError,
   StakingNotConfiguredError,
-} from "@svc/chain-commit";
-import { InvalidCursorError } from "@svc/db-schema";
-import { type BaseErrorCode, createErrorHandler, ApiError as HttpApiError } from "@svc/http-kit";
-import { MemoryDomainError } from "@svc/memory";
+} from "@verifiable-memory/chain-commit";
+import { InvalidCursorError } from "@verifiable-memory/db-schema";
+import {
+  type BaseErrorCode,
+  createErrorHandler,
+  ApiError as HttpApiError,
+} from "@verifiable-memory/http-kit";
+import { MemoryDomainError } from "@verifiable-memory/memory";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 
@@ -92,7 +96,7 @@ export function codeToStatus(code: ErrorCode): ContentfulStatusCode {
 export class ApiError extends HttpApiError<ErrorCode> {}
 
 /**
- * The core API's error handler (@svc/http-kit's, with this app's statuses): typed errors of the
+ * The core API's error handler (@verifiable-memory/http-kit's, with this app's statuses): typed errors of the
  * packages keep their codes (auth, memory domain, cursors, chain).
  */
 export function handleError(logger: Logger) {

@@ -1,5 +1,5 @@
 /**
- * `@svc/core-api`: the main HTTP API (docs/protocol.md §1). `createApp(deps)` for tests and embedding;
+ * `@verifiable-memory/core-api`: the main HTTP API (docs/protocol.md §1). `createApp(deps)` for tests and embedding;
  * `src/main.ts` is the process entry.
  * @module
  */

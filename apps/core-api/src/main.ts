@@ -1,14 +1,14 @@
 /**
  * core-api process: config → database (DATABASE_URL or the embedded PostgreSQL) → migrations →
- * master-key check → app → HTTP server (@svc/http-kit's runHttpProcess). Exits 1 naming the
+ * master-key check → app → HTTP server (@verifiable-memory/http-kit's runHttpProcess). Exits 1 naming the
  * variable when the config is invalid, or naming the master key id when some stored data key is
  * wrapped under a key that is not configured; on SIGINT, SIGTERM or SIGHUP stops accepting, ends
  * the open `GET /events` streams, finishes in-flight requests, closes the database.
  * @module
  */
-import { systemClock } from "@svc/auth";
-import { runHttpProcess } from "@svc/http-kit";
-import { checkMasterKeys, EventHub, MissingMasterKeyError } from "@svc/memory";
+import { systemClock } from "@verifiable-memory/auth";
+import { runHttpProcess } from "@verifiable-memory/http-kit";
+import { checkMasterKeys, EventHub, MissingMasterKeyError } from "@verifiable-memory/memory";
 import pino from "pino";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./env.js";

@@ -1,7 +1,7 @@
 /**
  * Capability grants (`agent-cases`, docs/protocol.md §8) over real HTTP on PostgreSQL, with real
  * wallets and the real program on the local chain: creation and its bad input, anonymous use with
- * proofs that `@svc/merkle-log` and the auditor verify, expiry by the injected clock, revocation
+ * proofs that `@verifiable-memory/merkle-log` and the auditor verify, expiry by the injected clock, revocation
  * on the very next use, atomic use counting under concurrency, and an audit row for every attempt.
  */
 import { execFile } from "node:child_process";
@@ -11,12 +11,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Keypair } from "@solana/web3.js";
-import { ChainClient } from "@svc/chain-commit";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { rootAtSize } from "@svc/db-schema";
-import { requestAirdrop, startLocalChain } from "@svc/local-chain";
-import { fromHex, hashLeaf, verifyInclusion } from "@svc/merkle-log";
-import { contentHashOf, leafDataBytes, type ProofBundle, verifyBundle } from "@svc/verifier";
+import { ChainClient } from "@verifiable-memory/chain-commit";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
+import { rootAtSize } from "@verifiable-memory/db-schema";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { fromHex, hashLeaf, verifyInclusion } from "@verifiable-memory/merkle-log";
+import {
+  contentHashOf,
+  leafDataBytes,
+  type ProofBundle,
+  verifyBundle,
+} from "@verifiable-memory/verifier";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -133,7 +138,7 @@ async function auditOf(user: TestUser, grantId: string) {
   return items;
 }
 
-/** Checks a shared memory the way a third party would, with `@svc/merkle-log` alone. */
+/** Checks a shared memory the way a third party would, with `@verifiable-memory/merkle-log` alone. */
 function checkOffline(memory: SharedMemory): void {
   const { proof } = memory;
   expect(proof.memoryId).toBe(memory.id);
@@ -249,7 +254,7 @@ describe("POST /agent-cases", () => {
 });
 
 describe("GET /agent-cases/:token", () => {
-  it("opened with plain curl, returns the memories with proofs that @svc/merkle-log and the auditor verify", async () => {
+  it("opened with plain curl, returns the memories with proofs that @verifiable-memory/merkle-log and the auditor verify", async () => {
     const user = await newUser(t.url);
     const ids = await write(user, ["first shared", "second shared", "third shared", "later"]);
     await anchor(user, 3, 0);

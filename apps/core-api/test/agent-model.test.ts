@@ -10,12 +10,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
-import { ChainClient } from "@svc/chain-commit";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { appendMemories, getUserById, rootAtSize } from "@svc/db-schema";
-import { requestAirdrop, startLocalChain } from "@svc/local-chain";
-import { memoryLeaf, newSalt, sealMemoryBody } from "@svc/memory";
-import { type ProofBundle, verifyBundle } from "@svc/verifier";
+import { ChainClient } from "@verifiable-memory/chain-commit";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
+import { appendMemories, getUserById, rootAtSize } from "@verifiable-memory/db-schema";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { memoryLeaf, newSalt, sealMemoryBody } from "@verifiable-memory/memory";
+import { type ProofBundle, verifyBundle } from "@verifiable-memory/verifier";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

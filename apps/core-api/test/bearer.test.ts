@@ -4,8 +4,8 @@
  * database, never from a cache, and resolveBearer built on it gives each concurrent request its
  * own user.
  */
-import { createUserLoader, resolveBearer } from "@svc/auth";
-import { getUsersByIds, type User } from "@svc/db-schema";
+import { createUserLoader, resolveBearer } from "@verifiable-memory/auth";
+import { getUsersByIds, type User } from "@verifiable-memory/db-schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newWallet, signIn, startTestApp, type TestApp } from "./helpers.js";
 

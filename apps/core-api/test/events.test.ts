@@ -18,10 +18,10 @@ import {
   type DatabaseHandle,
   deleteEventsBefore,
   deleteMemory,
-} from "@svc/db-schema";
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
-import { SERVER_OPTIONS } from "@svc/http-kit";
-import { EventHub } from "@svc/memory";
+} from "@verifiable-memory/db-schema";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
+import { SERVER_OPTIONS } from "@verifiable-memory/http-kit";
+import { EventHub } from "@verifiable-memory/memory";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";

@@ -1,5 +1,5 @@
-import { AppendQueue } from "@svc/memory";
-import { appendItem } from "@svc/memory/testing";
+import { AppendQueue } from "@verifiable-memory/memory";
+import { appendItem } from "@verifiable-memory/memory/testing";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppEnv } from "../src/context.js";

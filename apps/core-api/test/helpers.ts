@@ -8,10 +8,10 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
-import type { Clock } from "@svc/auth";
-import type { Database } from "@svc/db-schema";
-import { createTestDatabase } from "@svc/db-schema/testing";
-import { recordCheckpoint as recordAnchoredCheckpoint } from "@svc/memory/testing";
+import type { Clock } from "@verifiable-memory/auth";
+import type { Database } from "@verifiable-memory/db-schema";
+import { createTestDatabase } from "@verifiable-memory/db-schema/testing";
+import { recordCheckpoint as recordAnchoredCheckpoint } from "@verifiable-memory/memory/testing";
 import bs58 from "bs58";
 import pino, { type Logger } from "pino";
 import { expect } from "vitest";
@@ -202,7 +202,7 @@ export async function call<T = Record<string, unknown>>(
 
 /**
  * Records an anchored checkpoint of `user` at `size` as the anchor service does after a confirmed
- * commit (`@svc/memory/testing`'s recordCheckpoint), without touching a chain unless the caller
+ * commit (`@verifiable-memory/memory/testing`'s recordCheckpoint), without touching a chain unless the caller
  * committed `signature` there itself.
  * @returns the root of the tree of `size` leaves.
  */

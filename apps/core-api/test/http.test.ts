@@ -4,8 +4,8 @@
  */
 import { request } from "node:http";
 import { connect } from "node:net";
-import { createDatabase } from "@svc/db-schema";
-import { createTestDatabase } from "@svc/db-schema/testing";
+import { createDatabase } from "@verifiable-memory/db-schema";
+import { createTestDatabase } from "@verifiable-memory/db-schema/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { startTestApp, type TestApp } from "./helpers.js";

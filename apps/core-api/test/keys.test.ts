@@ -1,8 +1,8 @@
 /**
  * API keys (docs/protocol.md §3) and bearer resolution (docs/protocol.md §3) over real HTTP.
  */
-import { AuthError, resolveBearer } from "@svc/auth";
-import { type Database, getApiKey } from "@svc/db-schema";
+import { AuthError, resolveBearer } from "@verifiable-memory/auth";
+import { type Database, getApiKey } from "@verifiable-memory/db-schema";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

@@ -12,10 +12,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Keypair } from "@solana/web3.js";
-import { ChainClient } from "@svc/chain-commit";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { rootAtSize } from "@svc/db-schema";
-import { requestAirdrop, startLocalChain } from "@svc/local-chain";
+import { ChainClient } from "@verifiable-memory/chain-commit";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
+import { rootAtSize } from "@verifiable-memory/db-schema";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tool } from "../../../packages/mcp/test/_tool.js";
 import {

@@ -5,9 +5,9 @@
  * batch memories.
  * @module
  */
-import { fullRoot, persistedRoot } from "@svc/memory/testing";
-import { fromHex, hashLeaf, verifyInclusion } from "@svc/merkle-log";
-import { contentHashOf, leafDataBytes, type ProofBundle } from "@svc/verifier";
+import { fullRoot, persistedRoot } from "@verifiable-memory/memory/testing";
+import { fromHex, hashLeaf, verifyInclusion } from "@verifiable-memory/merkle-log";
+import { contentHashOf, leafDataBytes, type ProofBundle } from "@verifiable-memory/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   call,

@@ -1,4 +1,4 @@
-import { fromHex, verifyConsistency } from "@svc/merkle-log";
+import { fromHex, verifyConsistency } from "@verifiable-memory/merkle-log";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeToStatus, type ErrorCode } from "../src/errors.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { getMemory } from "@svc/db-schema";
-import { fromHex, hashLeaf, toHex, verifyInclusion } from "@svc/merkle-log";
+import { getMemory } from "@verifiable-memory/db-schema";
+import { fromHex, hashLeaf, toHex, verifyInclusion } from "@verifiable-memory/merkle-log";
 import canonicalizeModule from "canonicalize";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

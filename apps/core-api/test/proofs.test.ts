@@ -2,18 +2,23 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
-import { ChainClient } from "@svc/chain-commit";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { rootAtSize } from "@svc/db-schema";
-import { requestAirdrop, startLocalChain } from "@svc/local-chain";
+import { ChainClient } from "@verifiable-memory/chain-commit";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
+import { rootAtSize } from "@verifiable-memory/db-schema";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
 import {
   fromHex,
   hashLeaf,
   rootFromLeafHashes,
   verifyConsistency,
   verifyInclusion,
-} from "@svc/merkle-log";
-import { contentHashOf, leafDataBytes, type ProofBundle, verifyBundle } from "@svc/verifier";
+} from "@verifiable-memory/merkle-log";
+import {
+  contentHashOf,
+  leafDataBytes,
+  type ProofBundle,
+  verifyBundle,
+} from "@verifiable-memory/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   call,
@@ -189,7 +194,7 @@ describe("GET /memories/:id/proof", () => {
     }
   });
 
-  it("serves consistency proofs between any two sizes, verified with @svc/merkle-log", async () => {
+  it("serves consistency proofs between any two sizes, verified with @verifiable-memory/merkle-log", async () => {
     const user = await newUser(t.url);
     await writeMany(user, 21);
     const leaves = (
@@ -252,7 +257,7 @@ describe("GET /owners/{owner}/consistency (public)", () => {
       `${t.url}/owners/${owner}/consistency?${query}`,
     );
 
-  it("serves proofs between anchored sizes to anyone, verified with @svc/merkle-log", async () => {
+  it("serves proofs between anchored sizes to anyone, verified with @verifiable-memory/merkle-log", async () => {
     const user = await newUser(t.url);
     const owner = user.wallet.publicKey;
     await writeMany(user, 21);

@@ -5,7 +5,7 @@
  * both ways against jose (several secrets in one process: the HMAC key is cached per secret).
  */
 import { parseSignInMessage as oracleParse } from "@solana/wallet-standard-util";
-import { AuthError, issueSessionToken, verifySessionToken } from "@svc/auth";
+import { AuthError, issueSessionToken, verifySessionToken } from "@verifiable-memory/auth";
 import { jwtVerify, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

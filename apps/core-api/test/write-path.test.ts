@@ -4,8 +4,8 @@
  * append queue itself is tested in packages/memory/test/append-queue.test.ts.
  * @module
  */
-import { fullRoot, persistedRoot } from "@svc/memory/testing";
-import { fromHex, rootFromLeafHashes, toHex } from "@svc/merkle-log";
+import { fullRoot, persistedRoot } from "@verifiable-memory/memory/testing";
+import { fromHex, rootFromLeafHashes, toHex } from "@verifiable-memory/merkle-log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 
@@ -43,7 +43,7 @@ describe("write path", () => {
       expect(persisted.root, `after write ${i + 1}`).toBe(fullRoot(leaves));
     }
     expect(leaves.length).toBe(2000);
-    // The independent recomputation agrees with @svc/merkle-log's.
+    // The independent recomputation agrees with @verifiable-memory/merkle-log's.
     expect(fullRoot(leaves)).toBe(
       toHex(rootFromLeafHashes(leaves.map((l) => fromHex(l.toString("hex"))))),
     );

@@ -11,7 +11,7 @@ import type {
   SolanaSignInFeature,
   SolanaSignMessageFeature,
 } from "@solana/wallet-standard-features";
-import { base58Encode, parseSignInMessage } from "@svc/siws-message";
+import { base58Encode, parseSignInMessage } from "@verifiable-memory/siws-message";
 import { getWallets } from "@wallet-standard/app";
 import type { Wallet, WalletAccount } from "@wallet-standard/base";
 import type { StandardConnectFeature } from "@wallet-standard/features";

@@ -2,11 +2,16 @@
  * `createApp(deps)`: the extension API (docs/protocol.md §4, §1, §3, §9) built from explicit
  * dependencies, like core-api: @hono/zod-openapi routes (the schema that validates a request is
  * the one published at `/openapi.json`), the error shape, request ids and body rules of
- * docs/protocol.md §1 from @svc/http-kit, and the memory domain shared with core-api (@svc/memory).
+ * docs/protocol.md §1 from @verifiable-memory/http-kit, and the memory domain shared with core-api (@verifiable-memory/memory).
  * @module
  */
-import { createApiApp, publishApiApp, RateLimits, registerHealthRoutes } from "@svc/http-kit";
-import { createMemoryDomain, rpcAnchorChain } from "@svc/memory";
+import {
+  createApiApp,
+  publishApiApp,
+  RateLimits,
+  registerHealthRoutes,
+} from "@verifiable-memory/http-kit";
+import { createMemoryDomain, rpcAnchorChain } from "@verifiable-memory/memory";
 import type { App, AppDeps, AppEnv, Services } from "./context.js";
 import { handleError } from "./errors.js";
 import { extensionCors } from "./middleware/cors.js";

@@ -5,10 +5,10 @@
  */
 import type { HttpBindings } from "@hono/node-server";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { Clock, ExtensionAuthContext } from "@svc/auth";
-import type { Database } from "@svc/db-schema";
-import type { RateLimits } from "@svc/http-kit";
-import type { AnchorChain, MemoryDomain } from "@svc/memory";
+import type { Clock, ExtensionAuthContext } from "@verifiable-memory/auth";
+import type { Database } from "@verifiable-memory/db-schema";
+import type { RateLimits } from "@verifiable-memory/http-kit";
+import type { AnchorChain, MemoryDomain } from "@verifiable-memory/memory";
 import type { Logger } from "pino";
 import type { Config } from "./env.js";
 import type { ConnectService } from "./services/connect.js";
@@ -35,7 +35,7 @@ export interface AppEnv {
     requestId: string;
     /** Set by the token middleware on authenticated routes. */
     auth: ExtensionAuthContext;
-    /** The app's rate limits (docs/protocol.md §12), set by @svc/http-kit's createApiApp. */
+    /** The app's rate limits (docs/protocol.md §12), set by @verifiable-memory/http-kit's createApiApp. */
     rateLimits: RateLimits;
   };
 }

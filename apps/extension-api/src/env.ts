@@ -17,9 +17,9 @@ import {
   previousMasterKeys,
   siwsChainId,
   url,
-} from "@svc/app-config";
-import { EXTENSION_TOKEN_TTL_SECONDS } from "@svc/auth";
-import { MasterKeyring } from "@svc/envelope-crypto";
+} from "@verifiable-memory/app-config";
+import { EXTENSION_TOKEN_TTL_SECONDS } from "@verifiable-memory/auth";
+import { MasterKeyring } from "@verifiable-memory/envelope-crypto";
 import { z } from "zod";
 
 const LOCAL_PROGRAM_ID = "J51ibhpr3HHMXSvELsAC5jeB6R9ik3KR4fCYTEZdGYvz";
@@ -106,7 +106,7 @@ export interface Config {
 
 /**
  * Validates the environment. `EXTENSION_PUBLIC_URL` defaults to `http://localhost:<port>`.
- * @throws ConfigError (from @svc/app-config) naming each missing or malformed variable.
+ * @throws ConfigError (from @verifiable-memory/app-config) naming each missing or malformed variable.
  */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
   const v = parseConfig(schema, env);

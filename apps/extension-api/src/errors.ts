@@ -1,11 +1,15 @@
 /**
  * The closed set of error codes of the extension API and their HTTP statuses (docs/protocol.md §1, §9),
- * mapped in exactly one place; rendering is @svc/http-kit's.
+ * mapped in exactly one place; rendering is @verifiable-memory/http-kit's.
  * @module
  */
-import { AuthError, type AuthErrorCode } from "@svc/auth";
-import { type BaseErrorCode, createErrorHandler, ApiError as HttpApiError } from "@svc/http-kit";
-import { MemoryDomainError } from "@svc/memory";
+import { AuthError, type AuthErrorCode } from "@verifiable-memory/auth";
+import {
+  type BaseErrorCode,
+  createErrorHandler,
+  ApiError as HttpApiError,
+} from "@verifiable-memory/http-kit";
+import { MemoryDomainError } from "@verifiable-memory/memory";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 import { InvalidRedirectUriError } from "./services/connect.js";

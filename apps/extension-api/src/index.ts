@@ -1,5 +1,5 @@
 /**
- * `@svc/extension-api`: the browser extension's HTTP API (docs/protocol.md §4, §1, §3, §9).
+ * `@verifiable-memory/extension-api`: the browser extension's HTTP API (docs/protocol.md §4, §1, §3, §9).
  * `createApp(deps)` for tests and embedding; `src/main.ts` is the process entry.
  * @module
  */

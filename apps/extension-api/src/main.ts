@@ -1,16 +1,16 @@
 /**
  * extension-api process: config → database (DATABASE_URL or the embedded PostgreSQL) →
  * migrations → connect page bundle → master-key check → app → HTTP server on EXTENSION_PORT
- * (@svc/http-kit's runHttpProcess). Exits 1 naming the variable when the config is invalid, or
+ * (@verifiable-memory/http-kit's runHttpProcess). Exits 1 naming the variable when the config is invalid, or
  * naming the master key id when some stored data key is wrapped under a key that is not
  * configured; on SIGINT, SIGTERM or SIGHUP stops accepting, finishes in-flight requests, closes
  * the database.
  * @module
  */
-import { ConfigError } from "@svc/app-config";
-import { systemClock } from "@svc/auth";
-import { runHttpProcess } from "@svc/http-kit";
-import { checkMasterKeys, MissingMasterKeyError } from "@svc/memory";
+import { ConfigError } from "@verifiable-memory/app-config";
+import { systemClock } from "@verifiable-memory/auth";
+import { runHttpProcess } from "@verifiable-memory/http-kit";
+import { checkMasterKeys, MissingMasterKeyError } from "@verifiable-memory/memory";
 import pino from "pino";
 import { createApp } from "./app.js";
 import { connectScript } from "./connect-page.js";

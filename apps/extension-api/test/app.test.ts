@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "@svc/app-config";
+import { ConfigError } from "@verifiable-memory/app-config";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/env.js";
 import {

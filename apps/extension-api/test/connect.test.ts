@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { issueChallenge } from "@svc/auth";
+import { issueChallenge } from "@verifiable-memory/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   bearer,

@@ -6,8 +6,8 @@
  */
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { createDatabase, type Database } from "@svc/db-schema";
-import { createTestDatabase } from "@svc/db-schema/testing";
+import { createDatabase, type Database } from "@verifiable-memory/db-schema";
+import { createTestDatabase } from "@verifiable-memory/db-schema/testing";
 import pino, { type Logger } from "pino";
 import { call, postJson, TEST_ENV, TestClock, type Wallet } from "../../core-api/test/helpers.js";
 import { createApp } from "../src/app.js";

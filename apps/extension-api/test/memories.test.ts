@@ -6,8 +6,8 @@
  * keep the root equal to a full recomputation and every proof valid.
  * @module
  */
-import { rootAtSize } from "@svc/db-schema";
-import { fromHex, rootFromLeafHashes, toHex, verifyInclusion } from "@svc/merkle-log";
+import { rootAtSize } from "@verifiable-memory/db-schema";
+import { fromHex, rootFromLeafHashes, toHex, verifyInclusion } from "@verifiable-memory/merkle-log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   mintApiKey,

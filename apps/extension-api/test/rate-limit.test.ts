@@ -7,7 +7,7 @@
  * document lists each 429.
  * @module
  */
-import { ConfigError } from "@svc/app-config";
+import { ConfigError } from "@verifiable-memory/app-config";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectRateLimited, send } from "../../core-api/test/helpers.js";
 import { loadConfig } from "../src/env.js";

@@ -22,8 +22,8 @@ import {
 import {
   createInitializeStakeConfigInstruction,
   findStakeConfigAddress,
-} from "@svc/commitment-program";
-import { deployCommitmentProgram } from "@svc/commitment-program/deploy";
+} from "@verifiable-memory/commitment-program";
+import { deployCommitmentProgram } from "@verifiable-memory/commitment-program/deploy";
 import bs58 from "bs58";
 import { Clock, FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "litesvm";
 import { loadClockOffset, saveClockOffset } from "./clock-offset.js";
@@ -52,7 +52,7 @@ export const SLOT_MS = 400;
 export const MAX_PROCESSING_AGE = 150;
 /** The faucet behind `requestAirdrop`: a fixed, publicly derivable local-only keypair. */
 const FAUCET_KEYPAIR = Keypair.fromSeed(
-  createHash("sha256").update("@svc/local-chain faucet").digest(),
+  createHash("sha256").update("@verifiable-memory/local-chain faucet").digest(),
 );
 /** The faucet's key for node:crypto (web3.js signs in JavaScript, ~100× slower). */
 const FAUCET_SIGNING_KEY = createPrivateKey({

@@ -8,8 +8,8 @@
  */
 
 import { PublicKey } from "@solana/web3.js";
-import { parseConfig } from "@svc/app-config";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
+import { parseConfig } from "@verifiable-memory/app-config";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { z } from "zod";
 
 /** Schema of the environment variables the local chain reads. */

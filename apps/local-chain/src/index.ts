@@ -1,5 +1,5 @@
 /**
- * @svc/local-chain: the embedded default chain (docs/protocol.md §7) — litesvm with the commitment
+ * @verifiable-memory/local-chain: the embedded default chain (docs/protocol.md §7) — litesvm with the commitment
  * program deployed through the real loader, behind the Solana JSON-RPC subset the project uses
  * and the PubSub WebSocket, with its state persisted in DATA_DIR/chain.
  * Source: docs/protocol.md §7, §10; apps/local-chain/README.md.

@@ -8,7 +8,7 @@
  */
 
 import { resolve } from "node:path";
-import { ConfigError } from "@svc/app-config";
+import { ConfigError } from "@verifiable-memory/app-config";
 import { pino } from "pino";
 import { type Env, parseEnv } from "./env.js";
 import { errorSummary, type LocalChain, startLocalChain } from "./server.js";

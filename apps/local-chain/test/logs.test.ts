@@ -7,7 +7,7 @@
 
 import { Writable } from "node:stream";
 import { Keypair } from "@solana/web3.js";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalChain, startLocalChain } from "../src/index.js";

@@ -25,7 +25,7 @@ import {
   decodeCommitment,
   findCommitmentAddress,
   LOCAL_PROGRAM_ID,
-} from "@svc/commitment-program";
+} from "@verifiable-memory/commitment-program";
 import { afterEach, describe, expect, it } from "vitest";
 import { LedgerCorruptError, type LocalChain, startLocalChain } from "../src/index.js";
 import { removeDir, settleWebSockets, tempDir } from "./helpers.js";

@@ -36,7 +36,7 @@ import {
   findCommitmentAddress,
   idlFor,
   LOCAL_PROGRAM_ID,
-} from "@svc/commitment-program";
+} from "@verifiable-memory/commitment-program";
 import bs58 from "bs58";
 import { LiteSVM } from "litesvm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -23,7 +23,7 @@ import {
   findStakeConfigAddress,
   findVaultAddress,
   LOCAL_PROGRAM_ID,
-} from "@svc/commitment-program";
+} from "@verifiable-memory/commitment-program";
 import { afterEach, describe, expect, it } from "vitest";
 import { type LocalChain, requestAirdrop, startLocalChain, warpClock } from "../src/index.js";
 import { removeDir, rpc, settleWebSockets, tempDir } from "./helpers.js";

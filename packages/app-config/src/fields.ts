@@ -3,7 +3,7 @@
  * string and yields the typed value; `parseConfig` has already dropped empty values.
  * @module
  */
-import { parseMasterKey } from "@svc/envelope-crypto";
+import { parseMasterKey } from "@verifiable-memory/envelope-crypto";
 import { z } from "zod";
 
 /** A trimmed optional string (absent stays undefined). */

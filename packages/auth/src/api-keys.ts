@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash, randomBytes } from "node:crypto";
-import { type ApiKeyScope, type Database, insertApiKey } from "@svc/db-schema";
+import { type ApiKeyScope, type Database, insertApiKey } from "@verifiable-memory/db-schema";
 
 /** The prefix that marks a bearer token as an API key. */
 export const API_KEY_PREFIX = "svc_";

@@ -11,7 +11,7 @@ import {
   findActiveApiKeyByHash,
   getUsersByIds,
   touchApiKeyLastUsed,
-} from "@svc/db-schema";
+} from "@verifiable-memory/db-schema";
 import { API_KEY_PREFIX, hashApiKey } from "./api-keys.js";
 import type { Clock } from "./clock.js";
 import { AuthError } from "./errors.js";

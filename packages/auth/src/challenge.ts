@@ -3,14 +3,14 @@
  * builds the exact SIWS text, persists it with its nonce and expiry, and returns it.
  * @module
  */
-import { type Database, insertNonce, type NoncePurpose } from "@svc/db-schema";
+import { type Database, insertNonce, type NoncePurpose } from "@verifiable-memory/db-schema";
 import {
   buildSignInMessage,
   formatTimestamp,
   generateNonce,
   SIGN_IN_TTL_MS,
   signInStatement,
-} from "@svc/siws-message";
+} from "@verifiable-memory/siws-message";
 import type { Clock } from "./clock.js";
 import { decodePublicKey } from "./public-key.js";
 

@@ -10,7 +10,7 @@ import {
   findActiveExtensionSessionByHash,
   insertExtensionSession,
   revokeExtensionSession,
-} from "@svc/db-schema";
+} from "@verifiable-memory/db-schema";
 import bs58 from "bs58";
 import type { AuthContext } from "./bearer.js";
 import type { Clock } from "./clock.js";

@@ -1,5 +1,5 @@
 /**
- * `@svc/auth`: the sign-in checks shared by the core and extension APIs (docs/protocol.md §2): challenges,
+ * `@verifiable-memory/auth`: the sign-in checks shared by the core and extension APIs (docs/protocol.md §2): challenges,
  * the five ordered verification checks, session JWTs, API keys and bearer resolution.
  * @module
  */

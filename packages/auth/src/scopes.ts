@@ -3,7 +3,7 @@
  * wallet session holds them all.
  * @module
  */
-import type { ApiKeyScope } from "@svc/db-schema";
+import type { ApiKeyScope } from "@verifiable-memory/db-schema";
 import type { AuthContext } from "./bearer.js";
 import { AuthError } from "./errors.js";
 

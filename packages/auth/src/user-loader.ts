@@ -5,7 +5,7 @@
  * answered by ONE lookup, made when the loop reaches its check phase (setImmediate).
  * @module
  */
-import type { User } from "@svc/db-schema";
+import type { User } from "@verifiable-memory/db-schema";
 import DataLoader from "dataloader";
 
 /** Most user ids one lookup asks for. */

@@ -4,9 +4,14 @@
  * @module
  */
 import { createPublicKey, verify as verifySignature } from "node:crypto";
-import { consumeNonce, type Database, type NoncePurpose, upsertUserByPubkey } from "@svc/db-schema";
-import { generateDataKey, wrapDataKey } from "@svc/envelope-crypto";
-import { parseSignInMessage } from "@svc/siws-message";
+import {
+  consumeNonce,
+  type Database,
+  type NoncePurpose,
+  upsertUserByPubkey,
+} from "@verifiable-memory/db-schema";
+import { generateDataKey, wrapDataKey } from "@verifiable-memory/envelope-crypto";
+import { parseSignInMessage } from "@verifiable-memory/siws-message";
 import bs58 from "bs58";
 import type { Clock } from "./clock.js";
 import { AuthError } from "./errors.js";

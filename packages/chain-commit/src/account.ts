@@ -1,7 +1,7 @@
 /**
  * The commitment account as the service sees it: its address (PDA `["commitment", owner]` under
  * the program) and its decoding into JS numbers, on top of the one codec of the program package
- * (`findCommitmentAddress`, `decodeCommitment` of @svc/commitment-program).
+ * (`findCommitmentAddress`, `decodeCommitment` of @verifiable-memory/commitment-program).
  * Source: docs/protocol.md §7 (121-byte layout: 8-byte discriminator, authority, owner, root,
  * memoryCount u64 LE, nonce u64 LE, bump).
  * @module
@@ -12,7 +12,7 @@ import {
   decodeCommitment,
   findCommitmentAddress,
   InvalidCommitmentDataError,
-} from "@svc/commitment-program";
+} from "@verifiable-memory/commitment-program";
 import { InvalidCommitmentAccountError } from "./errors.js";
 
 /** A decoded commitment account. Numbers are JS numbers (u64 values above 2^53 - 1 are refused). */

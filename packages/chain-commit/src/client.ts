@@ -29,7 +29,7 @@ import {
   CommitmentErrorCode,
   createCommitInstruction,
   createInitializeInstruction,
-} from "@svc/commitment-program";
+} from "@verifiable-memory/commitment-program";
 import bs58 from "bs58";
 import {
   type CommitmentAccount,

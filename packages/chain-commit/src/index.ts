@@ -1,5 +1,5 @@
 /**
- * @svc/chain-commit: the one chain client of the service (docs/protocol.md §7) — commitment account
+ * @verifiable-memory/chain-commit: the one chain client of the service (docs/protocol.md §7) — commitment account
  * reads and commits over standard Solana JSON-RPC (@solana/web3.js) with the program's Anchor IDL,
  * typed chain errors, the authority keypair file loader, and a keypair-free reader for auditors.
  * Source: docs/protocol.md §6, §7, §1; packages/chain-commit/README.md.

@@ -31,7 +31,7 @@ import {
   findVaultAddress,
   InvalidStakeDataError,
   type StakeLot,
-} from "@svc/commitment-program";
+} from "@verifiable-memory/commitment-program";
 import bs58 from "bs58";
 import { toPublicKey } from "./account.js";
 import { ChainError, ChainUnavailableError, ConfirmationTimeoutError } from "./errors.js";

@@ -1,8 +1,8 @@
 /**
  * Regenerates packages/client/src/generated/core-api.ts from core-api's OpenAPI document.
  *
- *   pnpm --filter @svc/client generate            write the file
- *   pnpm --filter @svc/client generate --check    exit 1 when the committed file is stale
+ *   pnpm --filter @verifiable-memory/client generate            write the file
+ *   pnpm --filter @verifiable-memory/client generate --check    exit 1 when the committed file is stale
  *   … [--out <path>]                              another file (default: the committed one)
  *
  * Needs no database and no chain (see scripts/openapi.ts). Exit 0: written / up to date;
@@ -46,7 +46,7 @@ async function main(argv: readonly string[]): Promise<number> {
     [
       `${out} is out of date: core-api's OpenAPI document changed since the SDK's types were generated.`,
       committed === null ? "  (the file does not exist)" : describeDrift(generated, committed),
-      "Run `pnpm --filter @svc/client generate` and commit the result.",
+      "Run `pnpm --filter @verifiable-memory/client generate` and commit the result.",
     ].join("\n"),
   );
   return 1;

@@ -1,7 +1,7 @@
 /**
  * Builds core-api's OpenAPI document and turns it into the SDK's TypeScript types.
  *
- * The document comes from the app itself, not from a copy: `createApp` from `@svc/core-api` is
+ * The document comes from the app itself, not from a copy: `createApp` from `@verifiable-memory/core-api` is
  * built with a fixed configuration and asked for `GET /openapi.json` in process
  * (`app.request`). Building the app and serving that route touch no database and no chain, so the
  * app gets a database handle that throws on first use: if a future change makes `createApp` or
@@ -12,7 +12,7 @@
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import pino from "pino";
-// By path, not as a dependency: core-api depends (through @svc/mcp) on this package.
+// By path, not as a dependency: core-api depends (through @verifiable-memory/mcp) on this package.
 import { type AppDeps, createApp, loadConfig } from "../../../apps/core-api/src/index.js";
 
 /** Where the generated types are committed. */
@@ -68,7 +68,7 @@ export async function coreApiDocument(): Promise<Record<string, unknown>> {
 const HEADER = `/**
  * core-api's types, GENERATED from its OpenAPI document (GET /openapi.json) by
  * packages/client/scripts/generate.ts with openapi-typescript. Do not edit by hand: run
- * \`pnpm --filter @svc/client generate\`. \`.ci/run\` and packages/client/test/generated.test.ts fail
+ * \`pnpm --filter @verifiable-memory/client generate\`. \`.ci/run\` and packages/client/test/generated.test.ts fail
  * when this file differs from what the current core-api generates.
  */
 `;

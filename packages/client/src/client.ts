@@ -2,7 +2,7 @@
  * `createClient`: the typed SDK over core-api. The HTTP layer is openapi-fetch over the types
  * generated from core-api's OpenAPI document; this module adds sign-in, the credential, retries,
  * one error class and the high-level calls. Browser-safe: no node:* import on this path (chain
- * verification lives in `@svc/client/verify`).
+ * verification lives in `@verifiable-memory/client/verify`).
  * @module
  */
 
@@ -238,14 +238,14 @@ export interface SvcClient {
   /**
    * The memory's proof bundle at the latest anchored checkpoint: `GET /memories/:id/proof`.
    * Not yet anchored: `anchored: false` with `checkpoint`, `inclusionProof`, `anchor` null.
-   * Check it against the chain with `verify` / `verifyProof` from `@svc/client/verify`.
+   * Check it against the chain with `verify` / `verifyProof` from `@verifiable-memory/client/verify`.
    * @throws SvcError `not_found`, `unauthorized`.
    */
   prove(id: string): Promise<ProofBundle>;
   /**
    * The server's own check of a memory against the chain: `GET /memories/:id/verify`. This
    * trusts the API for what it read; for a check that does not, use `verify` from
-   * `@svc/client/verify`.
+   * `@verifiable-memory/client/verify`.
    * @returns `{ verified, reason, checkedAgainst }`.
    * @throws SvcError `not_found`, `chain_unavailable` (503, retried).
    */
@@ -332,7 +332,7 @@ export interface SvcClient {
     /**
      * An RFC 9162 consistency proof between two tree sizes: `GET /log/consistency`
      * (`1 ≤ from ≤ to ≤ treeSize`) → `{ from, to, fromRoot, toRoot, proof }`. Check it with
-     * `verifyConsistency` of `@svc/merkle-log` against the root *you* kept.
+     * `verifyConsistency` of `@verifiable-memory/merkle-log` against the root *you* kept.
      * @throws SvcError `invalid_request` (a range outside the tree).
      */
     consistency(from: number, to: number): Promise<ConsistencyProof>;

@@ -1,7 +1,7 @@
 /**
- * `@svc/client`: the typed TypeScript SDK of the verifiable memory core API. Types are
+ * `@verifiable-memory/client`: the typed TypeScript SDK of the verifiable memory core API. Types are
  * generated from core-api's OpenAPI document (src/generated/core-api.ts); requests go through
- * openapi-fetch. Browser-safe: checking proofs against the chain is in `@svc/client/verify`.
+ * openapi-fetch. Browser-safe: checking proofs against the chain is in `@verifiable-memory/client/verify`.
  * @module
  */
 export {

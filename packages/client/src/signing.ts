@@ -2,11 +2,11 @@
  * Signing the sign-in message (docs/protocol.md §2) with an ed25519 secret key (agents) or a
  * browser wallet (Wallet Standard `solana:signMessage`, or a wallet-adapter-style
  * `signMessage`). Browser-safe: @noble/ed25519 (its async API uses WebCrypto's SHA-512), bs58,
- * TextEncoder and the dependency-free @svc/siws-message grammar; nothing from node:*.
+ * TextEncoder and the dependency-free @verifiable-memory/siws-message grammar; nothing from node:*.
  * @module
  */
 import * as ed from "@noble/ed25519";
-import { parseSignInMessage } from "@svc/siws-message";
+import { parseSignInMessage } from "@verifiable-memory/siws-message";
 import bs58 from "bs58";
 
 /** A public key as the Solana libraries hand it out: base58, raw bytes, or a web3.js PublicKey. */

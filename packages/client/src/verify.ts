@@ -1,9 +1,9 @@
 /**
- * `@svc/client/verify`: checking a memory against the chain without trusting the API.
+ * `@verifiable-memory/client/verify`: checking a memory against the chain without trusting the API.
  *
- * A separate entry point because `@svc/verifier` (the same checks as the `svc-verify` command)
+ * A separate entry point because `@verifiable-memory/verifier` (the same checks as the `svc-verify` command)
  * uses Node modules (`node:crypto`, `Buffer`, `@solana/web3.js` for the PDA): importing
- * `@svc/client` alone keeps a browser bundle free of them. Use this entry from Node (agents,
+ * `@verifiable-memory/client` alone keeps a browser bundle free of them. Use this entry from Node (agents,
  * servers, scripts, auditors).
  *
  * Old bundles keep verifying: when a bundle was cut at an anchored size the chain has since moved
@@ -20,7 +20,7 @@ import {
   type ReadAccountOptions,
   type VerifyReason,
   verifyBundle,
-} from "@svc/verifier";
+} from "@verifiable-memory/verifier";
 import type { SvcClient } from "./client.js";
 import type { ProofBundle } from "./types.js";
 

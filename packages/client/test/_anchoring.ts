@@ -7,11 +7,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
-import { runSweep, type SweepReport } from "@svc/anchor-service";
-import { ChainClient } from "@svc/chain-commit";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import type { Database } from "@svc/db-schema";
-import { requestAirdrop, startLocalChain } from "@svc/local-chain";
+import { runSweep, type SweepReport } from "@verifiable-memory/anchor-service";
+import { ChainClient } from "@verifiable-memory/chain-commit";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
+import type { Database } from "@verifiable-memory/db-schema";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
 import pino from "pino";
 import { expect } from "vitest";
 

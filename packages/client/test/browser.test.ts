@@ -1,7 +1,7 @@
 /**
- * The browser path stays browser-safe: `@svc/client` bundles for the browser platform with
- * nothing from node:* and without @svc/verifier (which needs node:crypto and Buffer; chain
- * verification is the separate `@svc/client/verify` entry).
+ * The browser path stays browser-safe: `@verifiable-memory/client` bundles for the browser platform with
+ * nothing from node:* and without @verifiable-memory/verifier (which needs node:crypto and Buffer; chain
+ * verification is the separate `@verifiable-memory/client/verify` entry).
  */
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";

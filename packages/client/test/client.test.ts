@@ -1,6 +1,6 @@
 import * as ed from "@noble/ed25519";
 import { Keypair } from "@solana/web3.js";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";

@@ -1,7 +1,7 @@
 /**
  * The committed types (src/generated/core-api.ts) are what core-api's current OpenAPI document
  * generates, so `pnpm test` fails when the API changed and nobody ran
- * `pnpm --filter @svc/client generate`; and the generator's `--check` mode (run by .ci/run)
+ * `pnpm --filter @verifiable-memory/client generate`; and the generator's `--check` mode (run by .ci/run)
  * exits 1 with a clear message on drift.
  */
 import { spawnSync } from "node:child_process";
@@ -36,7 +36,7 @@ describe("generated core-api types", () => {
     const generated = await generateTypes();
     if (generated !== committed) {
       expect.fail(
-        `packages/client/src/generated/core-api.ts is out of date; run \`pnpm --filter @svc/client generate\`.\n${describeDrift(generated, committed)}`,
+        `packages/client/src/generated/core-api.ts is out of date; run \`pnpm --filter @verifiable-memory/client generate\`.\n${describeDrift(generated, committed)}`,
       );
     }
     // openapi-typescript's rendering of every operation the SDK calls.
@@ -64,7 +64,7 @@ describe("generated core-api types", () => {
     expect(drifted.stderr).toMatch(/1 committed line\(s\) differ from 1 generated line\(s\)/);
     expect(drifted.stderr).toContain("-             leafIndex: string;");
     expect(drifted.stderr).toContain("+             leafIndex: number;");
-    expect(drifted.stderr).toContain("Run `pnpm --filter @svc/client generate`");
+    expect(drifted.stderr).toContain("Run `pnpm --filter @verifiable-memory/client generate`");
 
     const missing = runGenerator("--check", "--out", join(dir, "absent.ts"));
     expect(missing.status).toBe(1);

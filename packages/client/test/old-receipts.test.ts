@@ -1,10 +1,10 @@
 import { createServer, type Server } from "node:http";
 import { Keypair } from "@solana/web3.js";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
-import { type LeafData, leafHashOf } from "@svc/verifier";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
+import { type LeafData, leafHashOf } from "@verifiable-memory/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
-// @svc/merkle-log is not a dependency of the SDK; the forger below builds its fake tree with it.
+// @verifiable-memory/merkle-log is not a dependency of the SDK; the forger below builds its fake tree with it.
 import {
   CompactRange,
   consistencyProof,

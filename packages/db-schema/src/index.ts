@@ -1,5 +1,5 @@
 /**
- * `@svc/db-schema`: the PostgreSQL data layer of the service (docs/protocol.md §4, §3 Authorization,
+ * `@verifiable-memory/db-schema`: the PostgreSQL data layer of the service (docs/protocol.md §4, §3 Authorization,
  * §1; docs/protocol.md §2–§11): the drizzle schema and its migrations, database handles (DATABASE_URL or
  * the embedded PostgreSQL), and the query functions. Every user-data query takes the userId and
  * filters on it inside the SQL (docs/protocol.md §3 Authorization rule 1).

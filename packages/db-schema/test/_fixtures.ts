@@ -1,10 +1,10 @@
 /**
  * Test fixtures: users and memories with real leaf hashes (RFC 9162 leaf hashing from
- * @svc/merkle-log over distinct leaf data).
+ * @verifiable-memory/merkle-log over distinct leaf data).
  * @module
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { hashLeaf } from "@svc/merkle-log";
+import { hashLeaf } from "@verifiable-memory/merkle-log";
 import type { Executor, NewMemory, User } from "../src/index.js";
 import { upsertUserByPubkey } from "../src/index.js";
 

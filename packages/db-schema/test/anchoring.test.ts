@@ -10,7 +10,7 @@ import {
   MissingNodeError,
   rootFromLeafHashes,
   verifyInclusion,
-} from "@svc/merkle-log";
+} from "@verifiable-memory/merkle-log";
 import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";

@@ -5,7 +5,7 @@
  * function cannot be added without deciding (and testing) its scope.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { inclusionProof } from "@svc/merkle-log";
+import { inclusionProof } from "@verifiable-memory/merkle-log";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as api from "../src/index.js";

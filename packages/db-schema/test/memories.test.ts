@@ -5,7 +5,7 @@
  * append on remembered trees (continuation, stale users, rollback), deletion keeping the leaf,
  * listings.
  */
-import { rootFromLeafHashes } from "@svc/merkle-log";
+import { rootFromLeafHashes } from "@verifiable-memory/merkle-log";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

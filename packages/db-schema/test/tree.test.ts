@@ -11,7 +11,7 @@ import {
   rootFromLeafHashes,
   verifyConsistency,
   verifyInclusion,
-} from "@svc/merkle-log";
+} from "@verifiable-memory/merkle-log";
 import { and, eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";

@@ -1,5 +1,5 @@
 /**
- * `@svc/envelope-crypto`: per-user data keys wrapped under the master key, and memory bodies and
+ * `@verifiable-memory/envelope-crypto`: per-user data keys wrapped under the master key, and memory bodies and
  * recall segments sealed under the data key, with AES-256-GCM on node:crypto (docs/protocol.md §4).
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Sealing recall segments (docs/data-model.md "Recall segments"): many memories' bodies and clear
- * fields, encoded by `@svc/memory` into one plaintext, sealed under the user's data key as one
+ * fields, encoded by `@verifiable-memory/memory` into one plaintext, sealed under the user's data key as one
  * AES-256-GCM message. Sealed segment = `iv` (12 fresh random bytes) and `ciphertext` =
  * version(1) ‖ AES-256-GCM ciphertext ‖ tag(16), with AAD = "svc/envelope/segment" ‖ 0x00 ‖
  * version ‖ u32be(len) ‖ userId ‖ u32be(len) ‖ "<firstLeaf>-<endLeaf>" (decimal). A segment moved

@@ -1,10 +1,10 @@
 /**
  * `GET /healthz` (liveness) and `GET /readyz` (database reachable, every committed migration
- * applied: the `pendingMigrations` check of @svc/db-schema) for any OpenAPIHono app.
+ * applied: the `pendingMigrations` check of @verifiable-memory/db-schema) for any OpenAPIHono app.
  * @module
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { type Database, pendingMigrations } from "@svc/db-schema";
+import { type Database, pendingMigrations } from "@verifiable-memory/db-schema";
 import type { Logger } from "pino";
 import { errorBody, loggableError } from "./errors.js";
 import { errorResponse, NoQuerySchema } from "./openapi.js";

@@ -1,5 +1,5 @@
 /**
- * `@svc/http-kit`: the HTTP plumbing both APIs share (docs/protocol.md §1, §12): the error shape and
+ * `@verifiable-memory/http-kit`: the HTTP plumbing both APIs share (docs/protocol.md §1, §12): the error shape and
  * handler, request ids and the access log, the JSON body rules, the rate limits, the OpenAPI error
  * schema and validation hook, health and readiness routes, and draining requests in flight on
  * shutdown.

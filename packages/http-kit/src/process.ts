@@ -15,7 +15,7 @@ import {
   handleShutdownSignals,
   migrateDatabase,
   resolveDatabaseUrl,
-} from "@svc/db-schema";
+} from "@verifiable-memory/db-schema";
 import type { Logger } from "pino";
 import { trackInFlight } from "./in-flight.js";
 import { answerClientErrors, SERVER_OPTIONS } from "./server-limits.js";

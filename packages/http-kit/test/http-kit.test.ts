@@ -1,5 +1,5 @@
 /**
- * @svc/http-kit on its own, with an app's own closed code union (not core-api's): the app frame
+ * @verifiable-memory/http-kit on its own, with an app's own closed code union (not core-api's): the app frame
  * (createApiApp, publishApiApp: JSON 404 included), the error handler (codes mapped by the app's
  * codeToStatus, typed domain errors translated, a generic 500 whose log keeps name, message and
  * stack only), the validation hook, the body rules, request ids with a redacted path in the access
@@ -8,7 +8,7 @@
  */
 import { Writable } from "node:stream";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { createTestDatabase } from "@svc/db-schema/testing";
+import { createTestDatabase } from "@verifiable-memory/db-schema/testing";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -49,7 +49,7 @@ async function codeOf(res: Response): Promise<string> {
   return ((await res.json()) as { error: { code: string } }).error.code;
 }
 
-/** A domain error the app translates (as apps translate @svc/memory's). */
+/** A domain error the app translates (as apps translate @verifiable-memory/memory's). */
 class ShelfMissingError extends Error {
   readonly shelf = "b-12";
 }

@@ -1,5 +1,5 @@
 /**
- * @svc/http-kit's rate limits (docs/protocol.md §12) on a kit app of its own, through `app.request` with
+ * @verifiable-memory/http-kit's rate limits (docs/protocol.md §12) on a kit app of its own, through `app.request` with
  * the Node bindings @hono/node-server would pass (the socket's peer address): the client IP rule
  * with and without TRUST_PROXY, 429 `rate_limited` with `Retry-After` and the request id, the
  * per-IP and per-credential counts, a limit of 0, and a new window admitting the client again.

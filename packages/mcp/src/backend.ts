@@ -1,6 +1,6 @@
 /**
  * The backend the MCP tools call: five operations over one caller's memories. Two
- * implementations: {@link clientBackend} (over `@svc/client`, for the stdio server) and core-api's
+ * implementations: {@link clientBackend} (over `@verifiable-memory/client`, for the stdio server) and core-api's
  * own over its in-process services (for `POST /mcp`). A backend acts as one caller — an API key or
  * a wallet session — whose scopes and namespace confinement the service enforces.
  * @module

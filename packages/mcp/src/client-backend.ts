@@ -1,11 +1,11 @@
 /**
- * The {@link MemoryBackend} over `@svc/client`: the stdio server's, talking HTTP to core-api with
+ * The {@link MemoryBackend} over `@verifiable-memory/client`: the stdio server's, talking HTTP to core-api with
  * an API key or a session token. `verify` checks against a chain RPC named by the user, through
- * `@svc/client/verify`, trusting the API for nothing; without one it asks the server's own check.
+ * `@verifiable-memory/client/verify`, trusting the API for nothing; without one it asks the server's own check.
  * @module
  */
-import { type RecallOptions, type SvcClient, SvcError } from "@svc/client";
-import { verifyProof } from "@svc/client/verify";
+import { type RecallOptions, type SvcClient, SvcError } from "@verifiable-memory/client";
+import { verifyProof } from "@verifiable-memory/client/verify";
 import {
   BackendError,
   type IdOptions,
@@ -80,7 +80,7 @@ function defined<T extends object>(value: T): T {
  * A backend calling core-api through `client` (its credential: an API key or a session token).
  * Scopes and the key's namespace confinement are enforced by the API; `confinedTo` is checked here
  * by reading the memory first (`GET /memories/:id`).
- * @param client an `@svc/client` client with a credential.
+ * @param client an `@verifiable-memory/client` client with a credential.
  * @param options `rpcUrl` (and the pins `programId`, `authority`) for `verify` against the chain.
  */
 export function clientBackend(

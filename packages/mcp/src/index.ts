@@ -1,7 +1,7 @@
 /**
- * `@svc/mcp`: the MCP server of the verifiable memory service (contract §14). The tools
+ * `@verifiable-memory/mcp`: the MCP server of the verifiable memory service (contract §14). The tools
  * `remember`, `recall`, `forget`, `prove` and `verify` over a {@link MemoryBackend}: over
- * `@svc/client` for the stdio server ({@link runStdioServer}, the `svc-mcp` bin), or over
+ * `@verifiable-memory/client` for the stdio server ({@link runStdioServer}, the `svc-mcp` bin), or over
  * core-api's in-process services for its `POST /mcp` endpoint.
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * The stdio MCP server (`svc-mcp`, and `svc mcp` of the CLI): an MCP client (Claude Desktop, an
  * IDE, an agent framework) spawns it and talks JSON-RPC over its stdin/stdout; it calls core-api
- * over HTTP with an API key or session token (`@svc/client`). Configured by the environment:
+ * over HTTP with an API key or session token (`@verifiable-memory/client`). Configured by the environment:
  * `SVC_URL`, `SVC_API_KEY` (or `SVC_TOKEN`), `SVC_NAMESPACE`, `SVC_RPC_URL`, `SVC_PROGRAM_ID`,
  * `SVC_AUTHORITY`. Nothing but MCP messages is written to stdout; diagnostics go to stderr.
  *
@@ -13,7 +13,7 @@ import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { type ClientOptions, createClient } from "@svc/client";
+import { type ClientOptions, createClient } from "@verifiable-memory/client";
 import { type ClientBackendOptions, clientBackend } from "./client-backend.js";
 import { createMemoryMcpServer, NAMESPACE_PATTERN } from "./server.js";
 
@@ -133,7 +133,7 @@ function isHttpUrl(value: string): boolean {
 }
 
 /**
- * Starts the MCP server on stdio: builds an `@svc/client` client for `options.url` with the API
+ * Starts the MCP server on stdio: builds an `@verifiable-memory/client` client for `options.url` with the API
  * key or token, the {@link clientBackend} over it, and `createMemoryMcpServer` with the
  * namespace, then connects it to stdin/stdout. The server closes when stdin ends.
  * @example

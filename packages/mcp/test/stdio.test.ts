@@ -13,7 +13,7 @@ import {
   StdioClientTransport,
 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Keypair } from "@solana/web3.js";
-import { LOCAL_PROGRAM_ID } from "@svc/commitment-program";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   mintApiKey,

@@ -1,9 +1,9 @@
 /**
  * The chain as the core API sees it (docs/protocol.md §6, §7): where anchors live and a read of the
- * commitment account through `@svc/chain-commit`'s standard JSON-RPC reader.
+ * commitment account through `@verifiable-memory/chain-commit`'s standard JSON-RPC reader.
  * @module
  */
-import { commitmentAddress, readCommitmentFromRpc } from "@svc/chain-commit";
+import { commitmentAddress, readCommitmentFromRpc } from "@verifiable-memory/chain-commit";
 import type { AnchorChain } from "./proofs.js";
 
 // Memoized commitment addresses (a PDA search costs up to 255 hashes) before the memo is reset.

@@ -33,7 +33,7 @@ import {
   type SavedTree,
   type StaleTreeResult,
   type UserAppendResult,
-} from "@svc/db-schema";
+} from "@verifiable-memory/db-schema";
 import { LRUCache } from "lru-cache";
 
 /** Where one appended memory landed. */
@@ -94,7 +94,7 @@ export interface AppendQueueOptions {
   readonly maxHoldMs?: number;
 }
 
-/** A process-wide group-commit queue over the append statements of `@svc/db-schema`. */
+/** A process-wide group-commit queue over the append statements of `@verifiable-memory/db-schema`. */
 export class AppendQueue implements Appender {
   /** Appends not yet taken by a batch, in arrival order. */
   private waiting: Job[] = [];

@@ -3,8 +3,8 @@
  * bearer middleware (docs/protocol.md §3 "Resolving a bearer token"), and the data key unwrapped from it.
  * @module
  */
-import type { AuthContext } from "@svc/auth";
-import type { MasterKeyring } from "@svc/envelope-crypto";
+import type { AuthContext } from "@verifiable-memory/auth";
+import type { MasterKeyring } from "@verifiable-memory/envelope-crypto";
 import { LRUCache } from "lru-cache";
 
 /** The owner of the memories a service call touches. */
@@ -17,7 +17,7 @@ export interface Owner {
 /**
  * The caller as the memory services see it (docs/protocol.md §3 "Scopes and confinement"): the
  * owner, the credential that writes (`writtenBy`), and the namespace prefix an API key is
- * confined to (null: the whole wallet). `AuthContext` of `@svc/auth` is one.
+ * confined to (null: the whole wallet). `AuthContext` of `@verifiable-memory/auth` is one.
  */
 export interface Caller extends Owner {
   readonly credential: "session" | "api_key";

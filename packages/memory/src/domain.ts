@@ -4,9 +4,9 @@
  * proof services over one database.
  * @module
  */
-import type { Clock } from "@svc/auth";
-import type { Database } from "@svc/db-schema";
-import type { MasterKeyring } from "@svc/envelope-crypto";
+import type { Clock } from "@verifiable-memory/auth";
+import type { Database } from "@verifiable-memory/db-schema";
+import type { MasterKeyring } from "@verifiable-memory/envelope-crypto";
 import { AppendQueue } from "./append-queue.js";
 import { DataKeys } from "./caller.js";
 import { MemoryService } from "./memories.js";

@@ -7,7 +7,7 @@
  * and a feed resumes exactly after any event id.
  *
  * Ordering: event ids are drawn before their transactions commit, and commits come in any order.
- * A feed therefore reads only up to a settled horizon (see `eventHorizon` in @svc/db-schema): an
+ * A feed therefore reads only up to a settled horizon (see `eventHorizon` in @verifiable-memory/db-schema): an
  * id below which no transaction is still open. Events arrive in ascending id order, with no gap
  * that could be filled later, so `Last-Event-ID` resumption loses nothing.
  *
@@ -27,7 +27,7 @@ import {
   MAX_EVENT_PAGE,
   type MemoryEventRow,
   type MemoryEventType,
-} from "@svc/db-schema";
+} from "@verifiable-memory/db-schema";
 
 /** One event of a user's feed. */
 export interface MemoryEvent {
@@ -74,7 +74,7 @@ export interface EventHubOptions {
   readonly retryMs?: number;
   /** Events read per query by a feed: 1–1000, default 500. */
   readonly pageSize?: number;
-  /** How the hub LISTENs (default `listenForEvents` of @svc/db-schema). */
+  /** How the hub LISTENs (default `listenForEvents` of @verifiable-memory/db-schema). */
   readonly listen?: typeof listenForEvents;
 }
 

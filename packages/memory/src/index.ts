@@ -1,5 +1,5 @@
 /**
- * `@svc/memory`: the memory domain both HTTP apps compose (docs/protocol.md §4, §6): the
+ * `@verifiable-memory/memory`: the memory domain both HTTP apps compose (docs/protocol.md §4, §6): the
  * encrypted append to a user's RFC 9162 Merkle log with group commit, recall over the decrypted
  * log, proofs at the latest anchored checkpoint, and the request schemas of the memory routes.
  * @module

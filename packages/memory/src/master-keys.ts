@@ -14,8 +14,8 @@ import {
   type MasterKeyIdCount,
   replaceWrappedDataKeys,
   type StoredDataKey,
-} from "@svc/db-schema";
-import { DecryptionError, type MasterKeyring } from "@svc/envelope-crypto";
+} from "@verifiable-memory/db-schema";
+import { DecryptionError, type MasterKeyring } from "@verifiable-memory/envelope-crypto";
 
 /**
  * Stored data keys need a master key that is not configured. Thrown by {@link checkMasterKeys}

@@ -2,11 +2,11 @@
  * The memory service (docs/protocol.md §4 "Writing a memory", "Updates", "Recall"): the encrypted
  * append to the user's Merkle log, updates that supersede, reads, history, deletion and recall,
  * within the caller's namespace confinement. Every database call is scoped by the caller's
- * userId inside the SQL (`@svc/db-schema`); another user's memory is simply not found.
+ * userId inside the SQL (`@verifiable-memory/db-schema`); another user's memory is simply not found.
  * @module
  */
 import { randomUUID } from "node:crypto";
-import type { Clock } from "@svc/auth";
+import type { Clock } from "@verifiable-memory/auth";
 import {
   type Database,
   deleteMemory,
@@ -17,9 +17,9 @@ import {
   type Memory,
   type NewMemory,
   supersedeMemory,
-} from "@svc/db-schema";
-import { toHex } from "@svc/merkle-log";
-import type { LeafWriter } from "@svc/verifier";
+} from "@verifiable-memory/db-schema";
+import { toHex } from "@verifiable-memory/merkle-log";
+import type { LeafWriter } from "@verifiable-memory/verifier";
 import type { AppendedLeaf, Appender, AppendQueue } from "./append-queue.js";
 import type { Caller, Owner } from "./caller.js";
 import {
@@ -235,7 +235,7 @@ export class MemoryService {
   /**
    * The caller's live memories, newest first, one page: current versions unless
    * `includeSuperseded`, within the caller's confinement and the namespace filters.
-   * @throws InvalidCursorError (`@svc/db-schema`) for a cursor this list did not issue.
+   * @throws InvalidCursorError (`@verifiable-memory/db-schema`) for a cursor this list did not issue.
    */
   async list(
     caller: Caller,

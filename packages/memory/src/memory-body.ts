@@ -1,11 +1,16 @@
 /**
  * The plaintext inside a memory's envelope (docs/protocol.md §4): the 16-byte commitment salt followed by
  * the UTF-8 content, sealed under the user's data key with the associated data binding the user id
- * and the memory id (`@svc/envelope-crypto` encryptBody). The salt never leaves the envelope except
+ * and the memory id (`@verifiable-memory/envelope-crypto` encryptBody). The salt never leaves the envelope except
  * to whoever may read the plaintext.
  * @module
  */
-import { decryptBody, encryptBody, pooledRandom, type SealedBody } from "@svc/envelope-crypto";
+import {
+  decryptBody,
+  encryptBody,
+  pooledRandom,
+  type SealedBody,
+} from "@verifiable-memory/envelope-crypto";
 
 /** Bytes of the per-memory commitment salt (docs/protocol.md §4). */
 export const SALT_BYTES = 16;
@@ -53,7 +58,7 @@ export function sealMemoryBody(
 
 /**
  * Opens a body sealed by {@link sealMemoryBody} for the same user and memory id.
- * @throws DecryptionError (`@svc/envelope-crypto`) when the envelope does not open; RangeError
+ * @throws DecryptionError (`@verifiable-memory/envelope-crypto`) when the envelope does not open; RangeError
  *   when the plaintext is shorter than the salt; TypeError when the content is not UTF-8.
  */
 export function openMemoryBody(

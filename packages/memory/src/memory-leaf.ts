@@ -3,12 +3,17 @@
  * SHA-256(0x00 ‖ RFC 8785 canonical UTF-8 JSON). New memories are written as version 2
  * `{ v: 2, memoryId, owner, createdAt, metadata, contentHash, namespace, writtenBy, supersedes }`;
  * version-1 leaves (`{ v: 1, memoryId, owner, createdAt, metadata, contentHash }`) written before
- * keep being recomputed as they were. The encoding itself lives in `@svc/verifier`, so the
+ * keep being recomputed as they were. The encoding itself lives in `@verifiable-memory/verifier`, so the
  * service and the auditor's CLI hash the very same bytes.
  * @module
  */
-import type { Hash } from "@svc/merkle-log";
-import { contentHashOf, type LeafData, type LeafWriter, leafHashOf } from "@svc/verifier";
+import type { Hash } from "@verifiable-memory/merkle-log";
+import {
+  contentHashOf,
+  type LeafData,
+  type LeafWriter,
+  leafHashOf,
+} from "@verifiable-memory/verifier";
 import type { MemoryBody } from "./memory-body.js";
 
 /** The clear fields of a memory that its leaf commits to, beside the body. */

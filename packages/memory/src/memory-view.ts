@@ -4,8 +4,8 @@
  * in relevance recall), hashes in lowercase hex and times in ISO 8601 UTC with milliseconds.
  * @module
  */
-import { toHex } from "@svc/merkle-log";
-import type { LeafWriter } from "@svc/verifier";
+import { toHex } from "@verifiable-memory/merkle-log";
+import type { LeafWriter } from "@verifiable-memory/verifier";
 import { writerOf } from "./memory-leaf.js";
 
 /** A memory as the API returns it. */

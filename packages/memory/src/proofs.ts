@@ -4,7 +4,7 @@
  * server-side convenience check against the commitment account read from the chain.
  * @module
  */
-import type { AnchoredCheckpoint, Database, Memory } from "@svc/db-schema";
+import type { AnchoredCheckpoint, Database, Memory } from "@verifiable-memory/db-schema";
 import {
   getMemoryAtLatestCheckpoint,
   getTree,
@@ -12,7 +12,7 @@ import {
   latestAnchoredCheckpoint,
   nodeSource,
   rootAtSize,
-} from "@svc/db-schema";
+} from "@verifiable-memory/db-schema";
 import {
   consistencyProof,
   EMPTY_ROOT,
@@ -22,8 +22,8 @@ import {
   ProofError,
   rootFromInclusionProof,
   toHex,
-} from "@svc/merkle-log";
-import type { ProofBundle } from "@svc/verifier";
+} from "@verifiable-memory/merkle-log";
+import type { ProofBundle } from "@verifiable-memory/verifier";
 import type { Caller, Owner } from "./caller.js";
 import { InvalidRangeError, MemoryDomainError, MemoryNotFoundError } from "./errors.js";
 import { type MemoryBody, openMemoryBody } from "./memory-body.js";
@@ -40,7 +40,7 @@ export interface OnChainCommitment {
   readonly nonce: number;
 }
 
-/** Where roots are anchored, and how to read them back (`@svc/chain-commit`). */
+/** Where roots are anchored, and how to read them back (`@verifiable-memory/chain-commit`). */
 export interface AnchorChain {
   /** Cluster name reported in anchors ("localnet", "devnet", …). */
   readonly cluster: string;
@@ -50,7 +50,7 @@ export interface AnchorChain {
   commitmentAccount(owner: string): string;
   /**
    * Reads the owner's commitment account; null when none exists.
-   * @throws ChainUnavailableError (`@svc/chain-commit`) when the RPC read fails.
+   * @throws ChainUnavailableError (`@verifiable-memory/chain-commit`) when the RPC read fails.
    */
   readCommitment(owner: string): Promise<OnChainCommitment | null>;
 }
@@ -271,7 +271,7 @@ export class ProofService {
    * `ownerPubkey`, with the roots at both sizes. Only ANCHORED sizes are served (the chain already
    * shows the latest `memoryCount`): `to` may not exceed the size of the owner's latest anchored
    * checkpoint. This is what lets a stranger bridge an old proof bundle, cut at an earlier
-   * anchored size, to the root on chain now (RFC 9162 §2.1.4.2 verification, in @svc/verifier).
+   * anchored size, to the root on chain now (RFC 9162 §2.1.4.2 verification, in @verifiable-memory/verifier).
    * @param ownerPubkey the owner's wallet public key, base58.
    * @returns `{ owner, from, to, fromRoot, toRoot, proof }`, hashes as lowercase hex.
    * @throws MemoryDomainError `not_found` when no user has that key or the user's log was never

@@ -22,7 +22,7 @@
  */
 
 import { isAscii } from "node:buffer";
-import type { Clock } from "@svc/auth";
+import type { Clock } from "@verifiable-memory/auth";
 import {
   type Database,
   listSupersededBefore,
@@ -30,9 +30,9 @@ import {
   readRecallPage,
   sealRecallSegment,
   streamRecallSegments,
-} from "@svc/db-schema";
-import { decryptBody } from "@svc/envelope-crypto";
-import type { LeafWriter } from "@svc/verifier";
+} from "@verifiable-memory/db-schema";
+import { decryptBody } from "@verifiable-memory/envelope-crypto";
+import type { LeafWriter } from "@verifiable-memory/verifier";
 import { SALT_BYTES } from "./memory-body.js";
 import {
   compileFilter,

@@ -8,7 +8,7 @@ import canonicalizeModule from "canonicalize";
 import type { SearchInput } from "./memories.js";
 import { metadataFilterProblem } from "./memory-filter.js";
 
-// canonicalize is CommonJS with an ES default export in its typings (see @svc/verifier leaf.ts).
+// canonicalize is CommonJS with an ES default export in its typings (see @verifiable-memory/verifier leaf.ts).
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
 /** Most UTF-8 bytes of a memory's content (docs/protocol.md §1). */

@@ -1,11 +1,11 @@
 /**
  * Sealing and re-sealing recall segments (docs/data-model.md "Recall segments"): the segment
- * plaintext of segment-format.ts under the user's data key (`@svc/envelope-crypto`
+ * plaintext of segment-format.ts under the user's data key (`@verifiable-memory/envelope-crypto`
  * encryptSegment, AAD binding the user and the leaf range).
  * @module
  */
-import type { RecallSegmentRow, SealedSegment } from "@svc/db-schema";
-import { decryptSegment, encryptSegment } from "@svc/envelope-crypto";
+import type { RecallSegmentRow, SealedSegment } from "@verifiable-memory/db-schema";
+import { decryptSegment, encryptSegment } from "@verifiable-memory/envelope-crypto";
 import {
   type DecodedSegment,
   decodeSegment,

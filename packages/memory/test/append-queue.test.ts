@@ -5,8 +5,8 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { treeSaveConflicts } from "@svc/db-schema";
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
+import { treeSaveConflicts } from "@verifiable-memory/db-schema";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppendQueue } from "../src/index.js";
 import {

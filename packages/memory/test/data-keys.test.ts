@@ -5,7 +5,7 @@ import {
   MasterKeyring,
   masterKeyId,
   wrapDataKey,
-} from "@svc/envelope-crypto";
+} from "@verifiable-memory/envelope-crypto";
 import { describe, expect, it } from "vitest";
 import { DataKeys } from "../src/caller.js";
 import { wrapVersionOneDataKey } from "../src/testing/index.js";

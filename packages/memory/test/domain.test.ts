@@ -7,11 +7,15 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { systemClock } from "@svc/auth";
-import { createDatabase, type DatabaseHandle, treeSaveConflicts } from "@svc/db-schema";
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
-import { MasterKeyring } from "@svc/envelope-crypto";
-import { fromHex, rootFromLeafHashes, toHex, verifyInclusion } from "@svc/merkle-log";
+import { systemClock } from "@verifiable-memory/auth";
+import {
+  createDatabase,
+  type DatabaseHandle,
+  treeSaveConflicts,
+} from "@verifiable-memory/db-schema";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
+import { MasterKeyring } from "@verifiable-memory/envelope-crypto";
+import { fromHex, rootFromLeafHashes, toHex, verifyInclusion } from "@verifiable-memory/merkle-log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CreatedMemory, createMemoryDomain, type MemoryDomain } from "../src/index.js";
 import {

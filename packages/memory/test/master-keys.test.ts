@@ -14,15 +14,15 @@ import {
   listDataKeysNotUnder,
   replaceWrappedDataKeys,
   upsertUserByPubkey,
-} from "@svc/db-schema";
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
+} from "@verifiable-memory/db-schema";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
 import {
   generateDataKey,
   MasterKeyring,
   masterKeyId,
   wrapDataKey,
   wrappedKeyId,
-} from "@svc/envelope-crypto";
+} from "@verifiable-memory/envelope-crypto";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

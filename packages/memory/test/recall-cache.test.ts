@@ -8,10 +8,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import { systemClock } from "@svc/auth";
-import { deleteMemory } from "@svc/db-schema";
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
-import { toHex } from "@svc/merkle-log";
+import { systemClock } from "@verifiable-memory/auth";
+import { deleteMemory } from "@verifiable-memory/db-schema";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
+import { toHex } from "@verifiable-memory/merkle-log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppendQueue, MemoryService, RecallCache, type RecallQuery } from "../src/index.js";
 import { createTestOwner, type TestOwner } from "../src/testing/index.js";

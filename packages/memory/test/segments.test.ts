@@ -6,15 +6,15 @@
  * a rebuild (drop every segment, seal again, same answers).
  */
 import { randomBytes } from "node:crypto";
-import { systemClock } from "@svc/auth";
+import { systemClock } from "@verifiable-memory/auth";
 import {
   deleteMemory,
   deleteRecallSegments,
   listRecallSegments,
   type RecallSegmentRow,
-} from "@svc/db-schema";
-import { createTestDatabase, type TestDatabase } from "@svc/db-schema/testing";
-import { DecryptionError, decryptSegment } from "@svc/envelope-crypto";
+} from "@verifiable-memory/db-schema";
+import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
+import { DecryptionError, decryptSegment } from "@verifiable-memory/envelope-crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AppendQueue,

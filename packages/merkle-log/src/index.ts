@@ -1,5 +1,5 @@
 /**
- * `@svc/merkle-log`: the RFC 9162 §2.1 (RFC 6962) Merkle tree of the memory log: hashing,
+ * `@verifiable-memory/merkle-log`: the RFC 9162 §2.1 (RFC 6962) Merkle tree of the memory log: hashing,
  * compact-range appends, inclusion and consistency proofs, and their verification. Depends on
  * @noble/hashes only, so auditors and browsers can run it alone.
  * @module

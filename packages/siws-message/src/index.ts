@@ -1,5 +1,5 @@
 /**
- * `@svc/siws-message`: the Sign-In With Solana message of docs/protocol.md §2 (EIP-4361 layout as
+ * `@verifiable-memory/siws-message`: the Sign-In With Solana message of docs/protocol.md §2 (EIP-4361 layout as
  * adopted by the Solana wallet standard), with no runtime dependencies, shared by wallet,
  * browser and verifier. Also exports the small base58 and timestamp utilities it is built on.
  * @module

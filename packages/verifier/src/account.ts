@@ -11,7 +11,7 @@ import {
   decodeCommitment,
   findCommitmentAddress,
   InvalidCommitmentDataError,
-} from "@svc/commitment-program";
+} from "@verifiable-memory/commitment-program";
 
 /** A commitment account as read from the chain. */
 export interface OnChainCommitment {

@@ -9,7 +9,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { type Hash, hashLeaf } from "@svc/merkle-log";
+import { type Hash, hashLeaf } from "@verifiable-memory/merkle-log";
 import canonicalizeModule from "canonicalize";
 
 // canonicalize is CommonJS (`module.exports = serialize`) while its typings declare an ES default

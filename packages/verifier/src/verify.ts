@@ -8,7 +8,13 @@
  * against the bundle's root and the ON-CHAIN root (never trusted; docs/protocol.md §6.3).
  * @module
  */
-import { fromHex, ProofError, toHex, verifyConsistency, verifyInclusion } from "@svc/merkle-log";
+import {
+  fromHex,
+  ProofError,
+  toHex,
+  verifyConsistency,
+  verifyInclusion,
+} from "@verifiable-memory/merkle-log";
 import {
   ChainReadError,
   commitmentAddress,

@@ -9,7 +9,10 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { PublicKey } from "@solana/web3.js";
-import { COMMITMENT_ACCOUNT_DISCRIMINATOR, LOCAL_PROGRAM_ID } from "@svc/commitment-program";
+import {
+  COMMITMENT_ACCOUNT_DISCRIMINATOR,
+  LOCAL_PROGRAM_ID,
+} from "@verifiable-memory/commitment-program";
 import {
   CompactRange,
   consistencyProof,
@@ -17,7 +20,7 @@ import {
   inclusionProof,
   MemoryNodeStore,
   toHex,
-} from "@svc/merkle-log";
+} from "@verifiable-memory/merkle-log";
 import { describe, expect, it, vi } from "vitest";
 import {
   type CliIo,

@@ -11,7 +11,7 @@ import {
   decodeCommitment,
   findCommitmentAddress,
   LOCAL_PROGRAM_ID,
-} from "@svc/commitment-program";
+} from "@verifiable-memory/commitment-program";
 import { describe, expect, it } from "vitest";
 import {
   BundleFormatError,

@@ -1,8 +1,8 @@
 /**
- * @svc/commitment-program: the on-chain commitment program (C, SBPF v0) and what clients
+ * @verifiable-memory/commitment-program: the on-chain commitment program (C, SBPF v0) and what clients
  * need to use it: the committed ELF path, the local program id, the Anchor IDL, the wire
  * format of commitments and stake vaults. The real-loader deployment helper for litesvm is the
- * separate entry point `@svc/commitment-program/deploy` (it loads litesvm's native module).
+ * separate entry point `@verifiable-memory/commitment-program/deploy` (it loads litesvm's native module).
  * Source: docs/protocol.md §7 and §1; programs/commitment/README.md.
  * @module
  */

@@ -2,7 +2,7 @@
  * `svc login`, `svc logout`, `svc whoami`: the stored credential.
  * @module
  */
-import { createClient, SvcError } from "@svc/client";
+import { createClient, SvcError } from "@verifiable-memory/client";
 import type { Command } from "commander";
 import {
   credentialsPath,

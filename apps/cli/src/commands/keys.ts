@@ -3,7 +3,7 @@
  * need a wallet session (`svc login --keypair`): an API key gets 403 `session_required`.
  * @module
  */
-import type { ApiKey, CreateKeyInput } from "@svc/client";
+import type { ApiKey, CreateKeyInput } from "@verifiable-memory/client";
 import type { Command } from "commander";
 import { usageError } from "../errors.js";
 import { collect, parseExpiry } from "../parse.js";

@@ -1,10 +1,10 @@
 /**
  * `svc mcp`: serves the memory tools (`remember`, `recall`, `forget`, `prove`, `verify`) to an
- * MCP client over stdio, with the caller's stored credential (`@svc/mcp` runStdioServer over
- * `@svc/client`). It runs until the client closes its end.
+ * MCP client over stdio, with the caller's stored credential (`@verifiable-memory/mcp` runStdioServer over
+ * `@verifiable-memory/client`). It runs until the client closes its end.
  * @module
  */
-import { runStdioServer } from "@svc/mcp";
+import { runStdioServer } from "@verifiable-memory/mcp";
 import type { Command } from "commander";
 import { optionsOf, type Runtime } from "../runtime.js";
 import { clientCredential, rpcUrl } from "../session.js";

@@ -3,7 +3,7 @@
  * `log` — each one SDK call (docs/protocol.md §4, §6).
  * @module
  */
-import type { Metadata, RecallOptions } from "@svc/client";
+import type { Metadata, RecallOptions } from "@verifiable-memory/client";
 import type { Command } from "commander";
 import { usageError } from "../errors.js";
 import { indent, memoryHeader, memoryText, proofSummary } from "../format.js";

@@ -14,7 +14,7 @@ import {
   type Memory,
   type ProofBundle,
   SvcError,
-} from "@svc/client";
+} from "@verifiable-memory/client";
 import type { Command } from "commander";
 import { CliError, exitCodeOf, reportOf, usageError } from "../errors.js";
 import { writeTo } from "../output.js";

@@ -1,14 +1,14 @@
 /**
  * `svc verify`: checks memories against the chain without trusting the API (docs/protocol.md
  * §6.7). `svc verify <id>` fetches the proof bundle and the memory through the API and checks
- * them with `@svc/client/verify`; `svc verify --bundle <file>` checks the bundles of a file (an
- * `svc export`, or `svc prove` output) with `@svc/verifier` and needs no API at all. Either way
+ * them with `@verifiable-memory/client/verify`; `svc verify --bundle <file>` checks the bundles of a file (an
+ * `svc export`, or `svc prove` output) with `@verifiable-memory/verifier` and needs no API at all. Either way
  * the commitment account is read from the chain RPC you name.
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-import { verify } from "@svc/client/verify";
-import { type VerifyReason, type VerifyResult, verifyBundle } from "@svc/verifier";
+import { verify } from "@verifiable-memory/client/verify";
+import { type VerifyReason, type VerifyResult, verifyBundle } from "@verifiable-memory/verifier";
 import type { Command } from "commander";
 import { readCredentials } from "../credentials.js";
 import { EXIT, usageError } from "../errors.js";

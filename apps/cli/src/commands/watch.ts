@@ -1,9 +1,9 @@
 /**
- * `svc watch`: follows the caller's memory events (`GET /events`, through `@svc/client`'s
+ * `svc watch`: follows the caller's memory events (`GET /events`, through `@verifiable-memory/client`'s
  * `events()`), one line per event, until interrupted (Ctrl-C ends it with exit status 0).
  * @module
  */
-import type { MemoryEvent } from "@svc/client";
+import type { MemoryEvent } from "@verifiable-memory/client";
 import type { Command } from "commander";
 import { writeTo } from "../output.js";
 import { optionsOf, type Runtime } from "../runtime.js";

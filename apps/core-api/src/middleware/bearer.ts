@@ -5,8 +5,8 @@
  * credential's rate limit (docs/protocol.md §12).
  * @module
  */
-import { type AuthContext, AuthError, requireScope, resolveBearer } from "@svc/auth";
-import type { ApiKeyScope } from "@svc/db-schema";
+import { type AuthContext, AuthError, requireScope, resolveBearer } from "@verifiable-memory/auth";
+import type { ApiKeyScope } from "@verifiable-memory/db-schema";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../context.js";
 import { ApiError } from "../errors.js";

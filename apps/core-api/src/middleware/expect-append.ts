@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { AppendQueue } from "@svc/memory";
+import type { AppendQueue } from "@verifiable-memory/memory";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.js";
 

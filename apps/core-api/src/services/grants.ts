@@ -6,7 +6,7 @@
  * @module
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Clock } from "@svc/auth";
+import type { Clock } from "@verifiable-memory/auth";
 import {
   type CapabilityGrant,
   type Database,
@@ -24,7 +24,7 @@ import {
   type Memory,
   revokeGrant,
   useGrant,
-} from "@svc/db-schema";
+} from "@verifiable-memory/db-schema";
 import {
   type Caller,
   type DataKeys,
@@ -33,7 +33,7 @@ import {
   type Owner,
   type ProofService,
   withinConfinement,
-} from "@svc/memory";
+} from "@verifiable-memory/memory";
 import bs58 from "bs58";
 import { ApiError, type ErrorCode } from "../errors.js";
 
@@ -179,7 +179,7 @@ export class GrantService {
   /**
    * The owner's grants, newest first, one page; a confined caller sees only the grants created
    * under its confinement.
-   * @throws InvalidCursorError (`@svc/db-schema`) for a cursor this list did not issue.
+   * @throws InvalidCursorError (`@verifiable-memory/db-schema`) for a cursor this list did not issue.
    */
   async list(
     owner: Caller,

@@ -8,13 +8,17 @@
  * @module
  */
 import { PublicKey, Transaction } from "@solana/web3.js";
-import type { AuthContext, Clock } from "@svc/auth";
-import type { StakeState, SubmitResult } from "@svc/chain-commit";
-import { decodeStakingInstruction, MAX_STAKE_LOTS, type StakeLot } from "@svc/commitment-program";
-import { type Database, replaceStakeLots } from "@svc/db-schema";
+import type { AuthContext, Clock } from "@verifiable-memory/auth";
+import type { StakeState, SubmitResult } from "@verifiable-memory/chain-commit";
+import {
+  decodeStakingInstruction,
+  MAX_STAKE_LOTS,
+  type StakeLot,
+} from "@verifiable-memory/commitment-program";
+import { type Database, replaceStakeLots } from "@verifiable-memory/db-schema";
 import { ApiError } from "../errors.js";
 
-/** What the service needs from the chain (implemented by @svc/chain-commit's StakingClient). */
+/** What the service needs from the chain (implemented by @verifiable-memory/chain-commit's StakingClient). */
 export interface StakingChain {
   readonly programId: string;
   readStake(owner: string): Promise<StakeState>;

@@ -4,7 +4,7 @@
  * every authenticated request is then counted against its session's rate limit (docs/protocol.md §12).
  * @module
  */
-import { AuthError, resolveExtensionToken } from "@svc/auth";
+import { AuthError, resolveExtensionToken } from "@verifiable-memory/auth";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../context.js";
 import { ApiError } from "../errors.js";

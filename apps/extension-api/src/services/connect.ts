@@ -1,6 +1,6 @@
 /**
  * The extension connect flow (docs/protocol.md §9): a sign-in challenge bound to the extension page that
- * will receive the token, the same five checks as core sign-in (docs/protocol.md §2, from @svc/auth), then an
+ * will receive the token, the same five checks as core sign-in (docs/protocol.md §2, from @verifiable-memory/auth), then an
  * opaque extension token delivered in the redirect's fragment.
  * @module
  */
@@ -12,8 +12,8 @@ import {
   issueExtensionToken,
   type SignInConfig,
   verifySignIn,
-} from "@svc/auth";
-import type { Database } from "@svc/db-schema";
+} from "@verifiable-memory/auth";
+import type { Database } from "@verifiable-memory/db-schema";
 
 /** A redirect URI that is not a Chrome extension page, or not the one the challenge was for. */
 export class InvalidRedirectUriError extends Error {

@@ -1,7 +1,7 @@
 /**
  * core-api's types, GENERATED from its OpenAPI document (GET /openapi.json) by
  * packages/client/scripts/generate.ts with openapi-typescript. Do not edit by hand: run
- * `pnpm --filter @svc/client generate`. `.ci/run` and packages/client/test/generated.test.ts fail
+ * `pnpm --filter @verifiable-memory/client generate`. `.ci/run` and packages/client/test/generated.test.ts fail
  * when this file differs from what the current core-api generates.
  */
 

@@ -8,7 +8,12 @@
  * tree.ts (rebuild); not part of the package surface.
  * @module
  */
-import { CompactRange, EMPTY_ROOT, type Hash, type StoredNode } from "@svc/merkle-log";
+import {
+  CompactRange,
+  EMPTY_ROOT,
+  type Hash,
+  type StoredNode,
+} from "@verifiable-memory/merkle-log";
 import { eq, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { TreeCorruptError, TreeSaveConflictError, treeSaveConflicts } from "../errors.js";

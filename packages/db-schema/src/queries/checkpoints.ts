@@ -5,7 +5,7 @@
  * client (tree.ts rawQuery), not drizzle-built queries.
  * @module
  */
-import type { Hash, NodeHashSource } from "@svc/merkle-log";
+import type { Hash, NodeHashSource } from "@verifiable-memory/merkle-log";
 import { and, eq } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { type AnchoredCheckpoint, anchoredCheckpoints } from "../schema/anchored-checkpoints.js";

@@ -3,7 +3,7 @@
  * the monitoring counts of docs/protocol.md §7 (batches in `failed`, batches stuck in `submitted`).
  * @module
  */
-import type { Hash } from "@svc/merkle-log";
+import type { Hash } from "@verifiable-memory/merkle-log";
 import { and, asc, count, eq, gt, gte, lt, notExists, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Executor } from "../client.js";

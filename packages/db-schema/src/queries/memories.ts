@@ -4,7 +4,7 @@
  * and the anchor service's pending-seal queries (docs/protocol.md §7).
  * @module
  */
-import type { CompactRange, Hash } from "@svc/merkle-log";
+import type { CompactRange, Hash } from "@verifiable-memory/merkle-log";
 import {
   and,
   asc,

@@ -11,7 +11,7 @@ import {
   type NodeHashSource,
   type NodeId,
   type StoredNode,
-} from "@svc/merkle-log";
+} from "@verifiable-memory/merkle-log";
 import { asc, eq } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { TreeCorruptError } from "../errors.js";
@@ -60,7 +60,7 @@ const NODES_SQL = `select u.ord::int4 as ord, n.hash
   join merkle_nodes n on n.user_id = $1 and n.level = u.level and n.idx = u.idx`;
 
 /**
- * A NodeHashSource over the user's stored perfect subtrees (for @svc/merkle-log inclusionProof and
+ * A NodeHashSource over the user's stored perfect subtrees (for @verifiable-memory/merkle-log inclusionProof and
  * consistencyProof). Each getNodes call is ONE query on the postgres.js client underneath `db`
  * (a prepared statement, see {@link rawQuery}):
  * `unnest($2::int2[], $3::int8[]) WITH ORDINALITY` joined to `merkle_nodes` on

@@ -92,7 +92,7 @@ const usersByIdsQuery = builtOncePer((db) =>
 /**
  * The users among `ids` (unknown ids are simply absent; order unspecified): one prepared
  * statement `SELECT … FROM users WHERE id = ANY($1::text[])`, for lookups coalesced from several
- * requests (the bearer's user loader in `@svc/auth`).
+ * requests (the bearer's user loader in `@verifiable-memory/auth`).
  * @throws RangeError when more than 1000 ids are given.
  */
 export async function getUsersByIds(db: Executor, ids: readonly string[]): Promise<User[]> {

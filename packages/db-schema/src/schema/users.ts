@@ -11,7 +11,7 @@ import { bytea, timestampMs } from "./_columns.js";
  * A user: an opaque id, the base58 wallet key and the data key wrapped under the master key.
  * `masterKeyId` is computed by PostgreSQL from `wrappedDataKey` (a stored generated column, so it
  * can never disagree with the bytes): the 16-hex-character id of the master key a version-2 wrap
- * names (bytes 1–8 of the 69-byte wrap, `@svc/envelope-crypto` data-key.ts), NULL for a version-1
+ * names (bytes 1–8 of the 69-byte wrap, `@verifiable-memory/envelope-crypto` data-key.ts), NULL for a version-1
  * wrap from before key ids. Indexed for the start-up check and `pnpm rotate-master-key`.
  */
 export const users = pgTable(

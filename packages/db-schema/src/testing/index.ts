@@ -1,5 +1,5 @@
 /**
- * Test support (entry point `@svc/db-schema/testing`): a fresh, migrated PostgreSQL database per
+ * Test support (entry point `@verifiable-memory/db-schema/testing`): a fresh, migrated PostgreSQL database per
  * test file, copied from the template database that the vitest global setup migrates once per run
  * (global-setup.ts). Real PostgreSQL, never a mock.
  * @module

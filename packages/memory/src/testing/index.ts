@@ -1,5 +1,5 @@
 /**
- * Test support (entry point `@svc/memory/testing`), shared by this package's tests and the apps'
+ * Test support (entry point `@verifiable-memory/memory/testing`), shared by this package's tests and the apps'
  * tests: users with real wrapped data keys, raw appends for an AppendQueue, anchored checkpoints
  * recorded as the anchor service records them, the persisted tree head, and an independent
  * recomputation of the RFC 9162 §2.1.1 Merkle Tree Hash to check it against. Never imported by
@@ -15,9 +15,9 @@ import {
   type NewMemory,
   rootAtSize,
   upsertUserByPubkey,
-} from "@svc/db-schema";
-import { generateDataKey, wrapDataKey } from "@svc/envelope-crypto";
-import { hashLeaf, toHex } from "@svc/merkle-log";
+} from "@verifiable-memory/db-schema";
+import { generateDataKey, wrapDataKey } from "@verifiable-memory/envelope-crypto";
+import { hashLeaf, toHex } from "@verifiable-memory/merkle-log";
 import bs58 from "bs58";
 import type { Caller } from "../caller.js";
 import type { AnchorChain } from "../proofs.js";
@@ -60,7 +60,7 @@ export async function createTestOwner(db: Executor, masterKey: Uint8Array): Prom
  * A version-1 wrapped data key, as sign-in stored them before wrapped keys named their master
  * key: 61 bytes 0x01 ‖ iv(12) ‖ AES-256-GCM ciphertext(32) ‖ tag(16), AAD "svc/envelope/data-key"
  * ‖ 0x00 ‖ 0x01 ‖ u32be(UTF-8 length) ‖ userId (docs/protocol.md §4.2), built here with
- * node:crypto because `@svc/envelope-crypto` only reads that format now. For tests of rows
+ * node:crypto because `@verifiable-memory/envelope-crypto` only reads that format now. For tests of rows
  * written before key ids existed.
  */
 export function wrapVersionOneDataKey(
@@ -124,7 +124,7 @@ const NODE_PREFIX = Buffer.of(0x01);
 
 /**
  * The Merkle Tree Hash of RFC 9162 §2.1.1 over `leaves` (leaf hashes), recomputed in full with
- * node:crypto, independently of @svc/merkle-log: MTH(D[n]) = SHA-256(0x01 ‖ MTH(D[0:k]) ‖
+ * node:crypto, independently of @verifiable-memory/merkle-log: MTH(D[n]) = SHA-256(0x01 ‖ MTH(D[0:k]) ‖
  * MTH(D[k:n])) with k the largest power of two below n; a single leaf is its leaf hash; the empty
  * tree is SHA-256 of nothing. O(n) hashes.
  * @returns the root, lowercase hex.

@@ -4,8 +4,8 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { withoutNul } from "@svc/http-kit";
-import { ContentSchema, MemoryWithProofSchema } from "@svc/memory";
+import { withoutNul } from "@verifiable-memory/http-kit";
+import { ContentSchema, MemoryWithProofSchema } from "@verifiable-memory/memory";
 
 /**
  * `{grant}` of `/agent-cases/{grant}`: one path, two meanings by method — the grant's id for its

@@ -4,7 +4,7 @@
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";

@@ -14,7 +14,7 @@ import {
   limitPerClientIp,
   NoQuerySchema,
   rateLimitedResponse,
-} from "@svc/http-kit";
+} from "@verifiable-memory/http-kit";
 import type { App, AppDeps, AppEnv, Services } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { GrantParamSchema, GrantUseSchema } from "./_schema.js";

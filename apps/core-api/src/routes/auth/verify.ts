@@ -3,8 +3,13 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { issueSessionToken, verifySignIn } from "@svc/auth";
-import { errorResponse, limitPerClientIp, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import { issueSessionToken, verifySignIn } from "@verifiable-memory/auth";
+import {
+  errorResponse,
+  limitPerClientIp,
+  NoQuerySchema,
+  rateLimitedResponse,
+} from "@verifiable-memory/http-kit";
 import type { App, AppDeps, AppEnv } from "../../context.js";
 
 export const SessionResponseSchema = z

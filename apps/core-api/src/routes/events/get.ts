@@ -12,8 +12,8 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
-import { EventHub, NamespaceSchema } from "@svc/memory";
+import { errorResponse, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import { EventHub, NamespaceSchema } from "@verifiable-memory/memory";
 import { streamSSE } from "hono/streaming";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";

@@ -5,7 +5,7 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema } from "@svc/http-kit";
+import { errorResponse, NoQuerySchema } from "@verifiable-memory/http-kit";
 import type { App, AppDeps } from "../../context.js";
 
 const InfoSchema = z

@@ -3,9 +3,9 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { API_KEY_SCOPES, type ApiKeyScope } from "@svc/db-schema";
-import { withoutNul } from "@svc/http-kit";
-import { NamespaceSchema } from "@svc/memory";
+import { API_KEY_SCOPES, type ApiKeyScope } from "@verifiable-memory/db-schema";
+import { withoutNul } from "@verifiable-memory/http-kit";
+import { NamespaceSchema } from "@verifiable-memory/memory";
 
 /** What a key may do, as every key view shows it (docs/protocol.md §3 "Scopes and confinement"). */
 export const keyGrantFields = {

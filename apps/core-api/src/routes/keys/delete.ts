@@ -4,8 +4,8 @@
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { revokeApiKey } from "@svc/db-schema";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import { revokeApiKey } from "@verifiable-memory/db-schema";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";

@@ -4,8 +4,8 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { InvalidCursorError, listApiKeys } from "@svc/db-schema";
-import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
+import { InvalidCursorError, listApiKeys } from "@verifiable-memory/db-schema";
+import { errorResponse, rateLimitedResponse } from "@verifiable-memory/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";

@@ -3,8 +3,8 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { createApiKey } from "@svc/auth";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import { createApiKey } from "@verifiable-memory/auth";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";

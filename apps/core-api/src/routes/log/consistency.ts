@@ -4,7 +4,7 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
+import { errorResponse, rateLimitedResponse } from "@verifiable-memory/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";

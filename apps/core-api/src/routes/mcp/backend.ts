@@ -1,27 +1,27 @@
 /**
- * The MCP tools' backend over core-api's in-process services (`@svc/mcp`'s `MemoryBackend`),
+ * The MCP tools' backend over core-api's in-process services (`@verifiable-memory/mcp`'s `MemoryBackend`),
  * acting as the authenticated caller of `POST /mcp`: the same validation as the HTTP routes
  * (`CreateMemoryBodySchema`, `SearchBodySchema`), the same scopes (`memories:write` to remember,
  * `memories:read` to recall, prove and verify, `memories:delete` to forget) and the caller's
  * namespace confinement, applied by the memory services themselves.
  * @module
  */
-import { type AuthContext, AuthError, requireScope } from "@svc/auth";
-import { ChainUnavailableError } from "@svc/chain-commit";
-import { InvalidCursorError } from "@svc/db-schema";
-import { isDatabaseUnavailable } from "@svc/http-kit";
+import { type AuthContext, AuthError, requireScope } from "@verifiable-memory/auth";
+import { ChainUnavailableError } from "@verifiable-memory/chain-commit";
+import { InvalidCursorError } from "@verifiable-memory/db-schema";
+import { isDatabaseUnavailable } from "@verifiable-memory/http-kit";
 import {
   BackendError,
   type IdOptions,
   type MemoryBackend,
   withinNamespace,
-} from "@svc/mcp/backend";
+} from "@verifiable-memory/mcp/backend";
 import {
   CreateMemoryBodySchema,
   MemoryDomainError,
   SearchBodySchema,
   searchInputOf,
-} from "@svc/memory";
+} from "@verifiable-memory/memory";
 import type { Services } from "../../context.js";
 import { IdParamSchema } from "../../schemas.js";
 

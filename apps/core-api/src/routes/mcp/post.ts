@@ -1,7 +1,7 @@
 /**
  * `POST /mcp` (contract §14): the Model Context Protocol over Streamable HTTP, so an agent
  * framework can use the memory tools (`remember`, `recall`, `forget`, `prove`, `verify` of
- * `@svc/mcp`) with nothing but the URL and its bearer. Stateless: each request gets a new MCP
+ * `@verifiable-memory/mcp`) with nothing but the URL and its bearer. Stateless: each request gets a new MCP
  * server and transport (the SDK's web-standard Streamable HTTP transport, answering JSON), whose
  * tools act as the request's caller — its scopes and namespace confinement apply, through the
  * in-process services. Authentication, the rate limit, body limits and JSON-only bodies are the
@@ -11,8 +11,13 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { errorResponse, loggableError, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
-import { createMemoryMcpServer } from "@svc/mcp/server";
+import {
+  errorResponse,
+  loggableError,
+  NoQuerySchema,
+  rateLimitedResponse,
+} from "@verifiable-memory/http-kit";
+import { createMemoryMcpServer } from "@verifiable-memory/mcp/server";
 import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
 import type { App, AppDeps, Services } from "../../context.js";
 import { ApiError } from "../../errors.js";

@@ -4,8 +4,8 @@
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
-import { CreatedMemoriesSchema, CreateMemoriesBodySchema } from "@svc/memory";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import { CreatedMemoriesSchema, CreateMemoriesBodySchema } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { expectAppend } from "../../middleware/expect-append.js";

@@ -4,8 +4,8 @@
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
-import { MemoryHistorySchema } from "@svc/memory";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import { MemoryHistorySchema } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity, IdParamSchema } from "../../schemas.js";

@@ -3,8 +3,8 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
-import { MemorySchema, NamespaceSchema } from "@svc/memory";
+import { errorResponse, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import { MemorySchema, NamespaceSchema } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";

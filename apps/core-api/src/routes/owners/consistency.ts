@@ -3,12 +3,12 @@
  * §2.1.4): the consistency proof between two ANCHORED sizes of an owner's log, hashes only (no
  * content, no leaf data). With it anyone holding a proof bundle cut at an older anchored size M
  * can bridge it to the root committed on chain now (size N), without the owner's credential:
- * `@svc/verifier` checks the proof against the bundle's root and the on-chain root, never against
+ * `@verifiable-memory/verifier` checks the proof against the bundle's root and the on-chain root, never against
  * the roots this route reports. Limited per client IP like the other unauthenticated routes.
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, limitPerClientIp, rateLimitedResponse } from "@svc/http-kit";
+import { errorResponse, limitPerClientIp, rateLimitedResponse } from "@verifiable-memory/http-kit";
 import type { App, AppDeps, AppEnv, Services } from "../../context.js";
 
 const hex = (description: string) =>

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { errorResponse, rateLimitedResponse } from "@svc/http-kit";
+import { errorResponse, rateLimitedResponse } from "@verifiable-memory/http-kit";
 
 /** Lamports as a decimal string. */
 const Lamports = z.string().openapi({ example: "1000000000", description: "lamports" });

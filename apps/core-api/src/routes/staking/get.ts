@@ -3,7 +3,7 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { NoQuerySchema } from "@svc/http-kit";
+import { NoQuerySchema } from "@verifiable-memory/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";

@@ -4,7 +4,7 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema } from "@svc/http-kit";
+import { errorResponse, NoQuerySchema } from "@verifiable-memory/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";

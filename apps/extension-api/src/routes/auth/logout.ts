@@ -4,8 +4,8 @@
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { revokeExtensionToken } from "@svc/auth";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import { revokeExtensionToken } from "@verifiable-memory/auth";
+import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { requireExtensionToken } from "../../middleware/token.js";
 import { bearerSecurity } from "../../schemas.js";

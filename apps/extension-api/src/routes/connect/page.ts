@@ -5,7 +5,7 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, limitPerClientIp, rateLimitedResponse } from "@svc/http-kit";
+import { errorResponse, limitPerClientIp, rateLimitedResponse } from "@verifiable-memory/http-kit";
 import { connectPageHtml, connectScript } from "../../connect-page.js";
 import type { App, AppDeps, AppEnv } from "../../context.js";
 import { assertExtensionRedirectUri } from "../../services/connect.js";

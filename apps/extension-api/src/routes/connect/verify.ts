@@ -4,7 +4,12 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, limitPerClientIp, NoQuerySchema, rateLimitedResponse } from "@svc/http-kit";
+import {
+  errorResponse,
+  limitPerClientIp,
+  NoQuerySchema,
+  rateLimitedResponse,
+} from "@verifiable-memory/http-kit";
 import type { App, AppEnv, Services } from "../../context.js";
 import { PublicKeySchema, RedirectUriSchema, StateSchema } from "./_schema.js";
 
