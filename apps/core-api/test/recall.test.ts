@@ -1,7 +1,7 @@
 /**
  * `POST /memories/search` over HTTP: substring recall, case sensitivity, metadata filters, limits,
  * read-your-writes and deletions by another instance. The recall cache itself is tested in
- * packages/memory/test/recall-cache.test.ts.
+ * packages/memory/test/recall/.
  * @module
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -11,7 +11,7 @@ import { AppendQueue } from "./append-queue.js";
 import { DataKeys } from "./caller.js";
 import { MemoryService } from "./memories.js";
 import { type AnchorChain, ProofService } from "./proofs.js";
-import { RecallCache } from "./recall-cache.js";
+import { RecallCache } from "./recall/cache.js";
 
 /** The memory services of one process. */
 export interface MemoryDomain {

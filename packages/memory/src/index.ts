@@ -69,14 +69,9 @@ export {
   ProofService,
   type VerifyView,
 } from "./proofs.js";
-export {
-  type MemoryWriter,
-  RecallCache,
-  type RecallCursor,
-  type RecallQuery,
-  type RecallResult,
-} from "./recall-cache.js";
-export { BM25_B, BM25_K1, queryTerms } from "./relevance.js";
+export { RecallCache } from "./recall/cache.js";
+export { BM25_B, BM25_K1, queryTerms } from "./recall/relevance.js";
+export type { MemoryWriter, RecallCursor, RecallQuery, RecallResult } from "./recall/types.js";
 export {
   ContentSchema,
   CreatedMemoriesSchema,

@@ -32,7 +32,8 @@ import { newSalt, openMemoryBody, sealMemoryBody } from "./memory-body.js";
 import { withinConfinement } from "./memory-filter.js";
 import { memoryLeaf } from "./memory-leaf.js";
 import { type MemoryView, memoryView, rowViewSource } from "./memory-view.js";
-import type { RecallCache, RecallCursor } from "./recall-cache.js";
+import type { RecallCache } from "./recall/cache.js";
+import type { RecallCursor } from "./recall/types.js";
 import { resealWithout } from "./segments.js";
 
 /** What `POST /memories` answers (docs/protocol.md §4). */

@@ -1,9 +1,9 @@
 /**
  * The recall cache against real PostgreSQL: its size bound (least recently used users evicted, a
  * log larger than the cap searched and not kept); at scale, answers equal to a plain
- * newest-first scan through loads, appends, deletions and compaction (substring queries, and
- * filter-only queries answered from an equality index); relevance ranking equal to
- * BM25 computed by definition over the live plaintexts, page after page.
+ * newest-first scan through cold loads, refreshes reading appends and deletions (this process's
+ * own and deletions made behind its back) and compaction. Search and ranking over a cached log
+ * without the database: search.test.ts.
  * @module
  */
 import { randomBytes } from "node:crypto";
@@ -13,8 +13,8 @@ import { deleteMemory } from "@verifiable-memory/db-schema";
 import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
 import { toHex } from "@verifiable-memory/merkle-log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppendQueue, MemoryService, RecallCache, type RecallQuery } from "../src/index.js";
-import { createTestOwner, type TestOwner } from "../src/testing/index.js";
+import { AppendQueue, MemoryService, RecallCache, type RecallQuery } from "../../src/index.js";
+import { createTestOwner, type TestOwner } from "../../src/testing/index.js";
 
 let t: TestDatabase;
 const masterKey = randomBytes(32);
@@ -261,99 +261,4 @@ describe("RecallCache at scale: text blocks, tail, deletions, compaction", () =>
     expect(cache.stats().bytes / fresh.stats().bytes).toBeGreaterThan(0.98);
     expect(cache.stats().bytes / fresh.stats().bytes).toBeLessThan(1.15);
   }, 120_000);
-});
-
-describe("RecallCache relevance ranking", () => {
-  const WORDS = ["Cat", "dog", "bird", "cat-food", "caté", "CATS", "fish", "dog's", "x1", "42"];
-
-  /** BM25 by definition (relevance.ts) over the live plaintexts, highest score first. */
-  function reference(
-    live: readonly { id: string; leafIndex: number; content: string }[],
-    query: string,
-  ): { id: string; score: number }[] {
-    const tokens = (text: string) =>
-      [...text.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)].map((m) => m[0]);
-    const terms = [...new Set(tokens(query))];
-    const docs = live.map((m) => ({
-      ...m,
-      tokens: tokens(m.content),
-      length: m.content.toLowerCase().length,
-    }));
-    const avg = docs.reduce((sum, d) => sum + d.length, 0) / docs.length;
-    const scored = docs.map((d) => {
-      let score = 0;
-      for (const term of terms) {
-        const tf = d.tokens.filter((x) => x === term).length;
-        const df = docs.filter((o) => o.tokens.includes(term)).length;
-        if (tf > 0) {
-          const idf = Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
-          score += (idf * tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * d.length) / avg));
-        }
-      }
-      return { id: d.id, leafIndex: d.leafIndex, score };
-    });
-    return scored
-      .filter((d) => d.score > 0)
-      .sort((a, b) => b.score - a.score || b.leafIndex - a.leafIndex)
-      .map(({ id, score }) => ({ id, score }));
-  }
-
-  it("scores and orders exactly as BM25 over the live plaintexts, through appends, deletions and cursors", async () => {
-    let seed = 7;
-    const random = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
-    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)] as T;
-    const { owner: who, dataKey } = await createTestOwner(t.db, masterKey);
-    const { recall: cache, service } = memoryService();
-    const live: { id: string; leafIndex: number; content: string }[] = [];
-    const write = async (count: number) => {
-      for (let i = 0; i < count; i++) {
-        const content = Array.from({ length: 1 + Math.floor(random() * 9) }, () =>
-          pick(WORDS),
-        ).join(pick([" ", ", ", "-", "\n"]));
-        const created = await service.create(who, dataKey, { content, metadata: {} });
-        live.push({ id: created.id, leafIndex: created.leafIndex, content });
-      }
-    };
-    const check = async () => {
-      for (const query of ["cat", "dog bird", "CAT-FOOD", "caté 42", "cats x1 fish", "zebra"]) {
-        const want = reference(live, query);
-        const got: { id: string; score: number }[] = [];
-        let after: RecallQuery["after"];
-        for (;;) {
-          const page = await cache.search(who.userId, dataKey, {
-            query,
-            caseSensitive: false,
-            filter: {},
-            rank: "relevance",
-            limit: 7,
-            after,
-          });
-          got.push(...page.items.map((e) => ({ id: e.id, score: e.score as number })));
-          const last = page.items.at(-1);
-          if (!page.more || !last) {
-            break;
-          }
-          after = { rank: "relevance", score: last.score as number, leafIndex: last.leafIndex };
-        }
-        expect(
-          got.map((g) => g.id),
-          query,
-        ).toEqual(want.map((w) => w.id));
-        for (const [i, g] of got.entries()) {
-          expect(g.score).toBeCloseTo((want[i] as { score: number }).score, 9);
-        }
-      }
-    };
-    await write(150);
-    await check();
-    await write(40);
-    for (let i = 0; i < 30; i++) {
-      const victim = live.splice(Math.floor(random() * live.length), 1)[0] as { id: string };
-      await service.delete(who, dataKey, victim.id);
-    }
-    await check();
-  }, 60_000);
 });

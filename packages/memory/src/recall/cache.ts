@@ -1,0 +1,315 @@
+/**
+ * The recall cache: a per-process, memory-bounded cache of each user's decrypted log
+ * (user-log.ts), so that `POST /memories/search` runs at the speed of an in-memory scan
+ * (search.ts) without any plaintext at rest. Because the log is append-only, a refresh reads only
+ * the leaves newer than the newest one held plus the deletions since the last check, both in ONE
+ * statement (`readRecallPage`); when neither exists the refresh changes nothing. The first (cold)
+ * load reads the user's recall segments, then streams pages of the few columns it needs and
+ * decrypts each row as it arrives, while PostgreSQL is still producing the next ones. Full leaf
+ * ranges are sealed into segments in the background. Users are evicted least recently used first
+ * once the estimated size (sizes.ts) passes the cap; a log larger than the cap alone is searched
+ * and dropped. Data keys are never kept here. The only part of recall that reads the database.
+ * @module
+ */
+import { isAscii } from "node:buffer";
+import type { Clock } from "@verifiable-memory/auth";
+import {
+  type Database,
+  listSupersededBefore,
+  type RecallRow,
+  readRecallPage,
+  sealRecallSegment,
+  streamRecallSegments,
+} from "@verifiable-memory/db-schema";
+import { decryptBody } from "@verifiable-memory/envelope-crypto";
+import { SALT_BYTES } from "../memory-body.js";
+import { openSegment, sealSegment } from "../segments.js";
+import { segmentEntries } from "./log-segments.js";
+import { scan } from "./search.js";
+import { TAIL_ENTRIES } from "./text-blocks.js";
+import type { RecallQuery, RecallResult } from "./types.js";
+import { UserLog } from "./user-log.js";
+
+/** Options of {@link RecallCache}. */
+export interface RecallCacheOptions {
+  readonly db: Database;
+  readonly clock: Clock;
+  /** Cap of the estimated cached bytes over all users (RECALL_CACHE_MAX_BYTES); 0 disables caching. */
+  readonly maxBytes: number;
+  /**
+   * Leaves per recall segment (docs/data-model.md "Recall segments"): once a user's log holds a
+   * full aligned range, it is sealed in the background, and cold loads read segments first.
+   * Default 4 096; 0 turns segments off (neither sealed nor read).
+   */
+  readonly segmentLeaves?: number;
+  /** Rows per page of a load; default 10 000. */
+  readonly pageSize?: number;
+  /**
+   * Deletions are re-read from this long before the previous check, so that a deletion whose
+   * transaction committed late (or another process's clock) is never missed; default 300 000 ms.
+   */
+  readonly deletionOverlapMs?: number;
+}
+
+/** Cache statistics (tests and metrics). */
+export interface RecallCacheStats {
+  readonly users: number;
+  readonly bytes: number;
+  readonly evictions: number;
+  /** Segments this process sealed, and background seals that failed (retried later). */
+  readonly segmentsSealed: number;
+  readonly sealFailures: number;
+}
+
+/** The per-process recall cache. One instance per app. */
+export class RecallCache {
+  private readonly logs = new Map<string, UserLog>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly db: Database;
+  private readonly clock: Clock;
+  private readonly maxBytes: number;
+  private readonly pageSize: number;
+  private readonly overlapMs: number;
+  private evictions = 0;
+  private readonly segmentLeaves: number;
+  private segmentsSealed = 0;
+  private sealFailures = 0;
+  /** Users whose segments are being sealed by this process. */
+  private readonly sealing = new Set<string>();
+
+  constructor(options: RecallCacheOptions) {
+    this.db = options.db;
+    this.clock = options.clock;
+    this.maxBytes = options.maxBytes;
+    this.pageSize = options.pageSize ?? 10_000;
+    this.overlapMs = options.deletionOverlapMs ?? 300_000;
+    this.segmentLeaves = options.segmentLeaves ?? 4096;
+    if (!Number.isSafeInteger(this.segmentLeaves) || this.segmentLeaves < 0) {
+      throw new RangeError(
+        `segmentLeaves must be a non-negative integer, got ${this.segmentLeaves}`,
+      );
+    }
+    if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 0) {
+      throw new RangeError(`maxBytes must be a non-negative integer, got ${this.maxBytes}`);
+    }
+    if (!Number.isInteger(this.pageSize) || this.pageSize < 1 || this.pageSize > 10_000) {
+      throw new RangeError(`pageSize must be an integer in [1, 10000], got ${this.pageSize}`);
+    }
+  }
+
+  /**
+   * Searches the user's live memories: brings the cached log up to date (new leaves, deletions),
+   * then scans it newest first until `limit` matches. A warm search scans the cached log while
+   * the refresh's statement is at PostgreSQL, and keeps that answer when the refresh changed
+   * nothing (otherwise it scans again): the round trip and the scan overlap instead of adding up.
+   * @param dataKey the user's unwrapped data key (used to decrypt new leaves; not kept).
+   * @throws DecryptionError when a stored body does not open (a damaged row); database errors.
+   */
+  search(userId: string, dataKey: Uint8Array, query: RecallQuery): Promise<RecallResult> {
+    return this.exclusive(userId, async () => {
+      const cached = this.logs.get(userId);
+      const changesBefore = cached?.changes;
+      const refreshing = this.refresh(userId, dataKey);
+      let early: RecallResult | undefined;
+      if (cached !== undefined) {
+        // Handled below; this keeps a failed refresh from being reported unhandled meanwhile.
+        refreshing.catch(() => undefined);
+        await statementSent();
+        early = scan(cached, query);
+      }
+      const log = await refreshing;
+      const result =
+        early !== undefined && log === cached && log.changes === changesBefore
+          ? early
+          : scan(log, query);
+      this.keep(userId, log);
+      if (this.fullRangesUnsealed(log) && !this.sealing.has(userId)) {
+        // Off the request path: the answer does not wait; a failure is retried next time.
+        void this.sealRanges(userId, dataKey, log).catch(() => {
+          this.sealFailures++;
+        });
+      }
+      return result;
+    });
+  }
+
+  /**
+   * Seals every full aligned range of the user's log not sealed yet (what searches start in the
+   * background), and waits for it: tests, benchmarks and rebuilds.
+   * @returns how many segments this call inserted (0 when another instance sealed them first).
+   * @throws database errors; DecryptionError when a stored body does not open.
+   */
+  seal(userId: string, dataKey: Uint8Array): Promise<number> {
+    return this.exclusive(userId, async () => {
+      const log = await this.refresh(userId, dataKey);
+      this.keep(userId, log);
+      return this.sealRanges(userId, dataKey, log);
+    });
+  }
+
+  private fullRangesUnsealed(log: UserLog): boolean {
+    return this.segmentLeaves > 0 && log.sealedEnd + this.segmentLeaves <= log.lastLeafIndex + 1;
+  }
+
+  /**
+   * Seals the log's full ranges from `log.sealedEnd` on, in order, each in its own transaction
+   * (`sealRecallSegment`: the live ids read FOR SHARE, so a deleted memory is never sealed).
+   * The entries come from `log`, which holds every live memory up to its last leaf.
+   */
+  private async sealRanges(userId: string, dataKey: Uint8Array, log: UserLog): Promise<number> {
+    this.sealing.add(userId);
+    let inserted = 0;
+    try {
+      while (this.fullRangesUnsealed(log)) {
+        const range = { firstLeaf: log.sealedEnd, endLeaf: log.sealedEnd + this.segmentLeaves };
+        const done = await sealRecallSegment(this.db, userId, range, (liveIds) => {
+          const { entries, contents } = segmentEntries(log, range, liveIds);
+          return sealSegment(dataKey, userId, range, entries, contents);
+        });
+        if (done) {
+          inserted++;
+          this.segmentsSealed++;
+        }
+        log.sealedEnd = Math.max(log.sealedEnd, range.endLeaf);
+      }
+    } finally {
+      this.sealing.delete(userId);
+    }
+    return inserted;
+  }
+
+  /** Drops a deleted memory from the user's cached log at once (this process's own deletes). */
+  forget(userId: string, memoryId: string): void {
+    this.logs.get(userId)?.removeId(memoryId);
+  }
+
+  /** Users cached, estimated bytes, evictions so far. */
+  stats(): RecallCacheStats {
+    let bytes = 0;
+    for (const log of this.logs.values()) {
+      bytes += log.bytes;
+    }
+    return {
+      users: this.logs.size,
+      bytes,
+      evictions: this.evictions,
+      segmentsSealed: this.segmentsSealed,
+      sealFailures: this.sealFailures,
+    };
+  }
+
+  /** Runs `task` after every earlier task of the same user (refreshes never interleave). */
+  private exclusive<T>(userId: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(userId) ?? Promise.resolve();
+    const run = previous.then(task, task);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(userId, settled);
+    void settled.then(() => {
+      if (this.locks.get(userId) === settled) {
+        this.locks.delete(userId);
+      }
+    });
+    return run;
+  }
+
+  /**
+   * The user's log brought up to date: pages of new leaves, decrypted as they stream in; the
+   * first page's statement also reads the deletions since the last check (a cold log has none
+   * to apply: its pages hold live rows only).
+   */
+  private async refresh(userId: string, dataKey: Uint8Array): Promise<UserLog> {
+    const checkStartedAt = this.clock.now().getTime();
+    const cached = this.logs.get(userId);
+    const log = cached ?? new UserLog(new Date(checkStartedAt - this.overlapMs));
+    const context = { userId, memoryId: "" };
+    const add = (row: RecallRow) => {
+      context.memoryId = row.id;
+      const plaintext = decryptBody(dataKey, row, context);
+      if (plaintext.length < SALT_BYTES) {
+        throw new RangeError(`memory ${row.id}: plaintext shorter than its salt`);
+      }
+      const body = plaintext.subarray(SALT_BYTES);
+      log.add(row, decoder.decode(body), isAscii(body));
+    };
+    if (!cached && this.segmentLeaves > 0) {
+      await this.loadSegments(userId, dataKey, log);
+    }
+    let deletedSince: Date | null = cached ? log.deletionsCheckedAt : null;
+    for (;;) {
+      const page = await readRecallPage(
+        this.db,
+        userId,
+        { afterLeafIndex: log.lastLeafIndex, limit: this.pageSize, deletedSince },
+        add,
+      );
+      for (const leafIndex of page.deletedLeafIndexes) {
+        log.removeLeaf(leafIndex);
+      }
+      deletedSince = null;
+      if (page.rows < this.pageSize) {
+        break;
+      }
+    }
+    log.sealTail(TAIL_ENTRIES);
+    log.deletionsCheckedAt = new Date(checkStartedAt - this.overlapMs);
+    return log;
+  }
+
+  /**
+   * A cold load's first part: the user's segments, in one query, from leaf 0 while they follow
+   * one another, each opened and decoded into the log; then the superseded marks of their
+   * memories (segments do not keep that mutable field). The rows after them come next.
+   */
+  private async loadSegments(userId: string, dataKey: Uint8Array, log: UserLog): Promise<void> {
+    let end = 0;
+    let contiguous = true;
+    await streamRecallSegments(this.db, userId, (segment) => {
+      if (!contiguous || segment.firstLeaf !== end) {
+        contiguous = false;
+        return;
+      }
+      log.addSegment(openSegment(dataKey, segment));
+      end = segment.endLeaf;
+    });
+    if (end === 0) {
+      return;
+    }
+    for (const [id, supersededBy] of await listSupersededBefore(this.db, userId, end)) {
+      log.markSuperseded(id, supersededBy);
+    }
+    log.lastLeafIndex = Math.max(log.lastLeafIndex, end - 1);
+    log.sealedEnd = end;
+  }
+
+  /** Keeps `log` as the most recently used, then evicts least recently used users past the cap. */
+  private keep(userId: string, log: UserLog): void {
+    this.logs.delete(userId);
+    if (log.bytes > this.maxBytes) {
+      return;
+    }
+    this.logs.set(userId, log);
+    let total = this.stats().bytes;
+    for (const [otherId, other] of this.logs) {
+      if (total <= this.maxBytes) {
+        break;
+      }
+      this.logs.delete(otherId);
+      total -= other.bytes;
+      this.evictions++;
+    }
+  }
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Resolves once a statement started in the current turn has been written to its socket:
+ * postgres.js starts a query after a microtask and writes a small one from a `setImmediate`, so
+ * the second of two nested immediates runs after that write.
+ */
+function statementSent(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}

@@ -1,0 +1,228 @@
+/**
+ * The in-memory indexes of a user's cached log, each built on first use and extended as memories
+ * arrive: the inverted index of relevance ranking (term → postings) and equality indexes over one
+ * clear field each (scalar value → positions). Positions of deleted memories stay until the log
+ * compacts (which drops every index): readers check {@link IndexedLog.isLive}. Plaintext terms
+ * live in this process's memory only, like the texts they come from.
+ * @module
+ */
+import type { EqualityCondition, IndexedField } from "../memory-filter.js";
+import { STRING_BYTES } from "./sizes.js";
+import type { Metadata } from "./types.js";
+
+const TERM_RUN = /[\p{L}\p{N}]+/gu;
+
+/** One term's postings: the positions holding it (ascending) and how often each holds it. */
+export class Postings {
+  positions = new Int32Array(4);
+  counts = new Uint16Array(4);
+  length = 0;
+
+  /**
+   * Counts one more occurrence at `position` (≥ every position added before).
+   * @returns the bytes the postings grew by (0 unless they had to reallocate).
+   */
+  add(position: number): number {
+    const last = this.length - 1;
+    if (last >= 0 && this.positions[last] === position) {
+      const count = this.counts[last] as number;
+      if (count < 0xffff) {
+        this.counts[last] = count + 1;
+      }
+      return 0;
+    }
+    let grown = 0;
+    if (this.length === this.positions.length) {
+      const positions = new Int32Array(this.length * 2);
+      positions.set(this.positions);
+      const counts = new Uint16Array(this.length * 2);
+      counts.set(this.counts);
+      grown = this.length * 6;
+      this.positions = positions;
+      this.counts = counts;
+    }
+    this.positions[this.length] = position;
+    this.counts[this.length] = 1;
+    this.length++;
+    return grown;
+  }
+}
+
+/**
+ * The inverted index of one user's log for relevance ranking: term → postings, over the
+ * lower-cased texts, terms being maximal runs of letters and digits (relevance.ts).
+ */
+export class TermIndex {
+  readonly terms = new Map<string, Postings>();
+  /** Positions below this one are indexed. */
+  indexed = 0;
+  /** Estimated bytes (map entries, term strings, postings). */
+  bytes = 0;
+
+  /** Indexes the lower-cased `text` of the memory at `position`. */
+  add(position: number, text: string): void {
+    for (const match of text.matchAll(TERM_RUN)) {
+      const term = match[0];
+      let postings = this.terms.get(term);
+      if (!postings) {
+        postings = new Postings();
+        this.terms.set(term, postings);
+        this.bytes += 64 + STRING_BYTES + 2 * term.length + 4 * 6;
+      }
+      this.bytes += postings.add(position);
+    }
+  }
+}
+
+/** Positions in ascending order, in a growing typed array. */
+export class PositionList {
+  positions = new Int32Array(4);
+  length = 0;
+
+  /**
+   * Appends `position`.
+   * @returns the bytes the list grew by (0 unless it had to reallocate).
+   */
+  add(position: number): number {
+    if (this.length === this.positions.length) {
+      const positions = new Int32Array(this.length * 2);
+      positions.set(this.positions);
+      this.positions = positions;
+      this.positions[this.length++] = position;
+      return this.length * 4;
+    }
+    this.positions[this.length++] = position;
+    return 0;
+  }
+}
+
+/**
+ * An equality index over one clear field of a user's log: scalar value → the positions holding it
+ * (ascending). Values are Map keys, so equal under SameValueZero, which agrees with `===` on the
+ * JSON scalars a filter can ask for (equalityConditions).
+ */
+export class ValueIndex {
+  readonly values = new Map<unknown, PositionList>();
+  /** Positions below this one are indexed. */
+  indexed = 0;
+  /** Estimated bytes (map entries, value strings, position lists). */
+  bytes = 0;
+
+  /** Records that the memory at `position` (≥ every one added before) holds `value`. */
+  add(position: number, value: unknown): void {
+    if (
+      value !== null &&
+      typeof value !== "string" &&
+      typeof value !== "number" &&
+      typeof value !== "boolean"
+    ) {
+      return;
+    }
+    let list = this.values.get(value);
+    if (!list) {
+      list = new PositionList();
+      this.values.set(value, list);
+      this.bytes += 64 + 4 * 4 + (typeof value === "string" ? STRING_BYTES + 2 * value.length : 0);
+    }
+    this.bytes += list.add(position);
+  }
+}
+
+/** Equality indexes kept per user's log, at most (further fields are scanned). */
+export const MAX_VALUE_INDEXES = 16;
+/** The positions of a value no memory holds. */
+const EMPTY_POSITIONS = new PositionList();
+
+/** What the indexes read of a user's log. */
+export interface IndexedLog {
+  /** The memories held, by position (tombstones included): only its length is read. */
+  readonly ids: readonly string[];
+  readonly namespaces: readonly (string | null)[];
+  /** Whether the memory at `position` is live (not a tombstone). */
+  isLive(position: number): boolean;
+  /** The lower-cased content of the memory at `position`. */
+  folded(position: number): string;
+  /** Every memory's metadata, parsed. */
+  parsedMetadata(): readonly Metadata[];
+}
+
+/** The indexes of one user's log. */
+export class LogIndexes {
+  /** The inverted index of relevance ranking; null until first used. */
+  private terms: TermIndex | null = null;
+  /** Equality indexes by field ("namespace" or "metadata:" + key). */
+  private readonly values = new Map<string, ValueIndex>();
+
+  /** Estimated bytes of every index held. */
+  bytes = 0;
+
+  /** The inverted index over the lower-cased texts, brought up to date with every memory of `log`. */
+  termIndex(log: IndexedLog): TermIndex {
+    if (this.terms === null) {
+      this.terms = new TermIndex();
+    }
+    const before = this.terms.bytes;
+    for (let position = this.terms.indexed; position < log.ids.length; position++) {
+      if (log.isLive(position)) {
+        this.terms.add(position, log.folded(position));
+      }
+    }
+    this.terms.indexed = log.ids.length;
+    this.bytes += this.terms.bytes - before;
+    return this.terms;
+  }
+
+  /**
+   * The positions (ascending) where `condition`'s field holds its value, from the field's
+   * equality index, brought up to date with every memory of `log`; the smallest list when several
+   * conditions are given.
+   * @returns null when there is no condition, or when a new index would pass
+   *   {@link MAX_VALUE_INDEXES} (scan instead).
+   */
+  positionsWhere(log: IndexedLog, conditions: readonly EqualityCondition[]): PositionList | null {
+    let best: PositionList | null = null;
+    for (const { field, value } of conditions) {
+      const index = this.valueIndex(log, field);
+      if (index === null) {
+        continue;
+      }
+      const list = index.values.get(value) ?? EMPTY_POSITIONS;
+      if (best === null || list.length < best.length) {
+        best = list;
+      }
+    }
+    return best;
+  }
+
+  private valueIndex(log: IndexedLog, field: IndexedField): ValueIndex | null {
+    const name = field.kind === "namespace" ? "namespace" : `metadata:${field.key}`;
+    let index = this.values.get(name);
+    if (index === undefined) {
+      if (this.values.size >= MAX_VALUE_INDEXES) {
+        return null;
+      }
+      index = new ValueIndex();
+      this.values.set(name, index);
+    }
+    const before = index.bytes;
+    if (field.kind === "namespace") {
+      for (let position = index.indexed; position < log.ids.length; position++) {
+        if (log.isLive(position)) {
+          index.add(position, log.namespaces[position]);
+        }
+      }
+    } else {
+      const key = field.key;
+      const metadata = log.parsedMetadata();
+      for (let position = index.indexed; position < log.ids.length; position++) {
+        if (log.isLive(position)) {
+          // The very read compileFilter's scalar equality makes.
+          index.add(position, (metadata[position] as Record<string, unknown>)[key]);
+        }
+      }
+    }
+    index.indexed = log.ids.length;
+    this.bytes += index.bytes - before;
+    return index;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * From a user's cached log to a recall segment (docs/data-model.md "Recall segments"): the
+ * entries and contents of one leaf range, which the cache seals in the background.
+ * @module
+ */
+import type { SegmentEntry } from "../segment-format.js";
+import type { LeafRange } from "../segments.js";
+import type { UserLog } from "./user-log.js";
+
+/**
+ * The live memories of `range` in `log` whose ids are in `liveIds`, in leaf order, as segment
+ * entries with their contents.
+ * @throws Error when a live id of the range is not held (the log does not cover the range).
+ */
+export function segmentEntries(
+  log: UserLog,
+  range: LeafRange,
+  liveIds: ReadonlySet<string>,
+): { entries: SegmentEntry[]; contents: string[] } {
+  const entries: SegmentEntry[] = [];
+  const contents: string[] = [];
+  for (let position = log.positionOfLeaf(range.firstLeaf); position < log.ids.length; position++) {
+    const leafIndex = log.leafIndexes[position] as number;
+    if (leafIndex >= range.endLeaf) {
+      break;
+    }
+    const id = log.ids[position] as string;
+    if (!log.isLive(position) || !liveIds.has(id)) {
+      continue;
+    }
+    const writer = log.writers[position] ?? null;
+    entries.push({
+      id,
+      leafIndex,
+      createdAtMs: log.createdMs[position] as number,
+      metadataJson: log.metadataJson(position),
+      leafHash: log.leafHashAt(position),
+      namespace: log.namespaces[position] ?? null,
+      supersedes: log.supersedes[position] ?? null,
+      writerKind: writer?.kind ?? null,
+      writerKeyId: writer?.kind === "api_key" ? writer.keyId : null,
+    });
+    contents.push(log.content(position));
+  }
+  if (entries.length !== liveIds.size) {
+    throw new Error(
+      `the cached log holds ${entries.length} of the ${liveIds.size} live memories of leaves [${range.firstLeaf}, ${range.endLeaf})`,
+    );
+  }
+  return { entries, contents };
+}

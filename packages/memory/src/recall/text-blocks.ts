@@ -1,0 +1,108 @@
+/**
+ * How a user's cached log holds its texts: in blocks of up to {@link BLOCK_ENTRIES} contents
+ * joined by {@link SEPARATOR} into one string (and their lower-cased forms into another), so that
+ * a search is a few `indexOf` calls over contiguous memory instead of one `includes` per memory.
+ * The newest memories wait in a short tail of separate strings until they fill a block.
+ * @module
+ */
+
+/** Memories per text block, at most. */
+export const BLOCK_ENTRIES = 4096;
+/** A block is sealed once its texts reach this many characters. */
+export const BLOCK_CHARS = 1 << 20;
+/** A refresh seals the tail when it holds at least this many memories. */
+export const TAIL_ENTRIES = 512;
+/** Joins the texts of a block (any character would do: matches across two texts are skipped). */
+export const SEPARATOR = "\u0000";
+
+/**
+ * The texts of `count` consecutive memories from position `start`: text k spans
+ * [k === 0 ? 0 : ends[k - 1] + 1, ends[k]) of `text`, and the same for `folded`.
+ */
+export interface TextBlock {
+  readonly start: number;
+  readonly count: number;
+  readonly text: string;
+  readonly ends: Int32Array;
+  /** The lower-cased texts; the very `text` when lower-casing changed none of them. */
+  readonly folded: string;
+  readonly foldedEnds: Int32Array;
+  /** Bytes per character: 1 when every text is ASCII, else 2 (estimate). */
+  readonly width: number;
+  /** Live memories among them. */
+  live: number;
+}
+
+/** End offsets of `texts` joined by one separator character. */
+export function endsOf(texts: readonly string[]): Int32Array {
+  const ends = new Int32Array(texts.length);
+  let offset = 0;
+  for (let k = 0; k < texts.length; k++) {
+    offset += (texts[k] as string).length;
+    ends[k] = offset;
+    offset++;
+  }
+  return ends;
+}
+
+/**
+ * The block holding `position` (a binary search over `blocks`, ascending by start; `position` is
+ * below the tail, so some block holds it).
+ */
+export function blockAt(blocks: readonly TextBlock[], position: number): TextBlock {
+  let low = 0;
+  let high = blocks.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if ((blocks[middle] as TextBlock).start <= position) {
+      low = middle;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return blocks[low] as TextBlock;
+}
+
+/** Text `k` of `block` (its original case). */
+export function blockText(block: TextBlock, k: number): string {
+  return block.text.slice(k === 0 ? 0 : (block.ends[k - 1] as number) + 1, block.ends[k]);
+}
+
+/** Text `k` of `block`, lower-cased. */
+export function blockFolded(block: TextBlock, k: number): string {
+  const ends = block.foldedEnds;
+  return block.folded.slice(k === 0 ? 0 : (ends[k - 1] as number) + 1, ends[k]);
+}
+
+/**
+ * Indices (ascending) of the block's texts that contain `needle` and pass `accept`: `indexOf`
+ * over the joined text; an occurrence that runs across a separator belongs to no text.
+ */
+export function blockMatches(
+  block: TextBlock,
+  needle: string,
+  caseSensitive: boolean,
+  accept: (position: number) => boolean,
+): number[] {
+  const text = caseSensitive ? block.text : block.folded;
+  const ends = caseSensitive ? block.ends : block.foldedEnds;
+  const hits: number[] = [];
+  let k = 0;
+  let at = text.indexOf(needle);
+  while (at !== -1) {
+    while ((ends[k] as number) < at) {
+      k++;
+    }
+    const end = ends[k] as number;
+    if (at + needle.length <= end) {
+      if (accept(block.start + k)) {
+        hits.push(k);
+      }
+      k++;
+      at = end + 1 < text.length ? text.indexOf(needle, end + 1) : -1;
+    } else {
+      at = text.indexOf(needle, at + 1);
+    }
+  }
+  return hits;
+}
