@@ -43,6 +43,15 @@ export {
 } from "./migrate.js";
 export { MAX_PAGE_LIMIT, type Page, type PageOptions } from "./queries/_pagination.js";
 export {
+  getLeafCount,
+  getOldestPendingCreatedAt,
+  getPendingLeaves,
+  listUsersWithPendingLeaves,
+  markAnchored,
+  type PendingLeaves,
+  type PendingUser,
+} from "./queries/anchoring.js";
+export {
   findActiveApiKeyByHash,
   getApiKey,
   insertApiKey,
@@ -119,32 +128,29 @@ export {
   type BatchAppendHookContext,
   type BatchAppendOptions,
   type BeforeTreeUpdateContext,
+  type KnownTreeAppend,
+  type NewMemory,
+  type SavedTree,
+  type StaleTreeResult,
+  type UserAppend,
+  type UserAppendResult,
+} from "./queries/memories/append.js";
+export {
   deleteMemory,
-  getLeafCount,
+  type SupersedeResult,
+  supersedeMemory,
+} from "./queries/memories/lifecycle.js";
+export {
   getMemoriesByIds,
   getMemory,
-  getOldestPendingCreatedAt,
-  getPendingLeaves,
-  type KnownTreeAppend,
   listDeletedSince,
   listMemories,
   listMemoriesSince,
   listMemoryVersions,
-  listUsersWithPendingLeaves,
   type MemoryListOptions,
   type MemoryReadOptions,
-  markAnchored,
-  type NewMemory,
   namespaceUnder,
-  type PendingLeaves,
-  type PendingUser,
-  type SavedTree,
-  type StaleTreeResult,
-  type SupersedeResult,
-  supersedeMemory,
-  type UserAppend,
-  type UserAppendResult,
-} from "./queries/memories.js";
+} from "./queries/memories/read.js";
 export {
   consumeNonce,
   deleteExpiredNonces,
