@@ -1,7 +1,7 @@
 /**
  * The commitment account as the service sees it: its address (PDA `["commitment", owner]` under
- * the program) and its decoding into JS numbers, on top of the one codec of the program package
- * (`findCommitmentAddress`, `decodeCommitment` of @verifiable-memory/commitment-program).
+ * the program) and its decoding into JS numbers, on top of the one codec
+ * (`findCommitmentAddress`, `decodeCommitment` of @verifiable-memory/commitment-account).
  * Source: docs/protocol.md §7 (121-byte layout: 8-byte discriminator, authority, owner, root,
  * memoryCount u64 LE, nonce u64 LE, bump).
  * @module
@@ -12,7 +12,7 @@ import {
   decodeCommitment,
   findCommitmentAddress,
   InvalidCommitmentDataError,
-} from "@verifiable-memory/commitment-program";
+} from "@verifiable-memory/commitment-account";
 import { InvalidCommitmentAccountError } from "./errors.js";
 
 /** A decoded commitment account. Numbers are JS numbers (u64 values above 2^53 - 1 are refused). */
@@ -50,7 +50,7 @@ export function toPublicKey(value: string | PublicKey, what: string): PublicKey 
 
 /**
  * The commitment account address of `owner`: PDA of seeds `["commitment", owner pubkey bytes]`
- * under `programId` (the program package's `findCommitmentAddress`).
+ * under `programId` (`findCommitmentAddress` of @verifiable-memory/commitment-account).
  * @throws TypeError if either argument is not a base58 public key.
  * @example commitmentAddress(wallet, LOCAL_PROGRAM_ID).toBase58()
  */
@@ -58,7 +58,11 @@ export function commitmentAddress(
   owner: string | PublicKey,
   programId: string | PublicKey,
 ): PublicKey {
-  return findCommitmentAddress(toPublicKey(owner, "owner"), toPublicKey(programId, "programId"))[0];
+  const { address } = findCommitmentAddress(
+    toPublicKey(owner, "owner").toBytes(),
+    toPublicKey(programId, "programId").toBytes(),
+  );
+  return new PublicKey(address);
 }
 
 function safeNumber(value: bigint, field: string): number {
@@ -69,7 +73,7 @@ function safeNumber(value: bigint, field: string): number {
 }
 
 /**
- * Decodes commitment account data with the program package's codec.
+ * Decodes commitment account data with @verifiable-memory/commitment-account's codec.
  * @param data exactly 121 bytes starting with sha256("account:Commitment")[..8].
  * @throws InvalidCommitmentAccountError on a wrong size or discriminator; RangeError when
  *   memoryCount or nonce exceeds 2^53 - 1.
@@ -85,8 +89,8 @@ export function decodeCommitmentAccount(data: Uint8Array): Omit<CommitmentAccoun
     throw error;
   }
   return {
-    authority: decoded.authority.toBase58(),
-    owner: decoded.owner.toBase58(),
+    authority: decoded.authority,
+    owner: decoded.owner,
     root: decoded.root,
     memoryCount: safeNumber(decoded.memoryCount, "memoryCount"),
     nonce: safeNumber(decoded.nonce, "nonce"),

@@ -2,16 +2,17 @@
  * Reading a commitment account straight from a Solana JSON-RPC endpoint, without the memory API
  * (docs/protocol.md §6: a CLI reads the commitment account straight from a chain RPC): one
  * `getAccountInfo` call, with the PDA derivation (`["commitment", owner]`) and the 121-byte
- * account layout taken from the program package's one codec (docs/protocol.md §7).
+ * account layout taken from `@verifiable-memory/commitment-account`, the one codec (docs/protocol.md
+ * §7).
  * @module
  */
 
-import { PublicKey } from "@solana/web3.js";
 import {
   decodeCommitment,
   findCommitmentAddress,
   InvalidCommitmentDataError,
-} from "@verifiable-memory/commitment-program";
+} from "@verifiable-memory/commitment-account";
+import { toHex } from "@verifiable-memory/merkle-log";
 
 /** A commitment account as read from the chain. */
 export interface OnChainCommitment {
@@ -53,10 +54,10 @@ export class InvalidAccountError extends Error {
  * @param owner base58 wallet public key.
  * @param programId base58 program id.
  * @returns the address, base58.
- * @throws Error from @solana/web3.js when a key is not valid base58 of 32 bytes.
+ * @throws TypeError naming the argument that is not base58 of 32 bytes.
  */
 export function commitmentAddress(owner: string, programId: string): string {
-  return findCommitmentAddress(new PublicKey(owner), new PublicKey(programId))[0].toBase58();
+  return findCommitmentAddress(owner, programId).address;
 }
 
 /**
@@ -84,9 +85,9 @@ export function decodeCommitmentAccount(
   return {
     account,
     programId,
-    authority: decoded.authority.toBase58(),
-    owner: decoded.owner.toBase58(),
-    root: Buffer.from(decoded.root).toString("hex"),
+    authority: decoded.authority,
+    owner: decoded.owner,
+    root: toHex(decoded.root),
     memoryCount: Number(decoded.memoryCount),
     nonce: Number(decoded.nonce),
   };

@@ -104,8 +104,8 @@ describe("commitment account (docs/protocol.md §7)", () => {
     expect(ours).toEqual({
       account: pda.toBase58(),
       programId: LOCAL_PROGRAM_ID,
-      authority: theirs.authority.toBase58(),
-      owner: theirs.owner.toBase58(),
+      authority: theirs.authority,
+      owner: theirs.owner,
       root: Buffer.from(theirs.root).toString("hex"),
       memoryCount: Number(theirs.memoryCount),
       nonce: Number(theirs.nonce),

@@ -6,37 +6,26 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import { PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
+import {
+  anchorDiscriminator,
+  findCommitmentAddress as commitmentAddressOf,
+} from "@verifiable-memory/commitment-account";
 
-function discriminator(preimage: string): readonly number[] {
-  return Object.freeze([...createHash("sha256").update(preimage).digest().subarray(0, 8)]);
-}
+export {
+  COMMITMENT_ACCOUNT_DISCRIMINATOR,
+  COMMITMENT_ACCOUNT_SIZE,
+  COMMITMENT_LAYOUT,
+  COMMITMENT_SEED,
+  type CommitmentAccount,
+  decodeCommitment,
+  InvalidCommitmentDataError,
+} from "@verifiable-memory/commitment-account";
 
 /** sha256("global:initialize")[..8]. */
-export const INITIALIZE_DISCRIMINATOR: readonly number[] = discriminator("global:initialize");
+export const INITIALIZE_DISCRIMINATOR: readonly number[] = anchorDiscriminator("global:initialize");
 /** sha256("global:commit")[..8]. */
-export const COMMIT_DISCRIMINATOR: readonly number[] = discriminator("global:commit");
-/** sha256("account:Commitment")[..8], the first 8 bytes of every commitment account. */
-export const COMMITMENT_ACCOUNT_DISCRIMINATOR: readonly number[] =
-  discriminator("account:Commitment");
-
-/** Size in bytes of a commitment account: 8 + 32 + 32 + 32 + 8 + 8 + 1. */
-export const COMMITMENT_ACCOUNT_SIZE = 121;
-
-/** First PDA seed of a commitment account (UTF-8 "commitment"). */
-export const COMMITMENT_SEED = "commitment";
-
-/** Byte offsets of the commitment account fields. */
-export const COMMITMENT_LAYOUT = Object.freeze({
-  discriminator: 0,
-  authority: 8,
-  owner: 40,
-  root: 72,
-  memoryCount: 104,
-  nonce: 112,
-  bump: 120,
-});
+export const COMMIT_DISCRIMINATOR: readonly number[] = anchorDiscriminator("global:commit");
 
 /** Custom program error codes (`InstructionError(i, Custom(code))`), as in the IDL. */
 export const CommitmentErrorCode = Object.freeze({
@@ -77,23 +66,6 @@ export const CommitmentErrorCode = Object.freeze({
 /** Name of a commitment program error. */
 export type CommitmentErrorName = keyof typeof CommitmentErrorCode;
 
-/** Decoded commitment account. */
-export interface CommitmentAccount {
-  readonly authority: PublicKey;
-  readonly owner: PublicKey;
-  /** 32-byte Merkle root (all zero before the first commit). */
-  readonly root: Uint8Array;
-  readonly memoryCount: bigint;
-  /** Number of commits so far; the next commit must pass it as expectedNonce. */
-  readonly nonce: bigint;
-  readonly bump: number;
-}
-
-/** Account data that is not a commitment account. */
-export class InvalidCommitmentDataError extends Error {
-  override readonly name = "InvalidCommitmentDataError";
-}
-
 const U64_MAX = (1n << 64n) - 1n;
 
 function u64le(value: bigint, name: string): Buffer {
@@ -106,42 +78,14 @@ function u64le(value: bigint, name: string): Buffer {
 }
 
 /**
- * Derives the commitment PDA of `owner`: seeds ["commitment", owner bytes] under `programId`.
- * Returns [address, bump]. Source: docs/protocol.md §7.
+ * The commitment PDA of `owner` as web3.js keys: seeds ["commitment", owner bytes] under
+ * `programId`, derived by `@verifiable-memory/commitment-account` (docs/protocol.md
+ * §7.1 "The commitment account").
+ * @returns [address, bump].
  */
 export function findCommitmentAddress(owner: PublicKey, programId: PublicKey): [PublicKey, number] {
-  return PublicKey.findProgramAddressSync(
-    [Buffer.from(COMMITMENT_SEED, "utf8"), owner.toBuffer()],
-    programId,
-  );
-}
-
-/**
- * Decodes commitment account data (exactly 121 bytes, starting with the account
- * discriminator). Source: docs/protocol.md §7.
- * @throws InvalidCommitmentDataError on a wrong length or discriminator.
- */
-export function decodeCommitment(data: Uint8Array): CommitmentAccount {
-  if (data.length !== COMMITMENT_ACCOUNT_SIZE) {
-    throw new InvalidCommitmentDataError(
-      `commitment account data must be ${COMMITMENT_ACCOUNT_SIZE} bytes, got ${data.length}`,
-    );
-  }
-  const bytes = Buffer.from(data.buffer, data.byteOffset, data.length);
-  if (!COMMITMENT_ACCOUNT_DISCRIMINATOR.every((b, i) => bytes[i] === b)) {
-    throw new InvalidCommitmentDataError(
-      "account discriminator is not sha256('account:Commitment')",
-    );
-  }
-  const L = COMMITMENT_LAYOUT;
-  return {
-    authority: new PublicKey(bytes.subarray(L.authority, L.authority + 32)),
-    owner: new PublicKey(bytes.subarray(L.owner, L.owner + 32)),
-    root: new Uint8Array(bytes.subarray(L.root, L.root + 32)),
-    memoryCount: bytes.readBigUInt64LE(L.memoryCount),
-    nonce: bytes.readBigUInt64LE(L.nonce),
-    bump: bytes[L.bump] ?? 0,
-  };
+  const { address, bump } = commitmentAddressOf(owner.toBytes(), programId.toBytes());
+  return [new PublicKey(address), bump];
 }
 
 /** Arguments of {@link createInitializeInstruction}. */

@@ -10,13 +10,9 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import { PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
+import { anchorDiscriminator as discriminator } from "@verifiable-memory/commitment-account";
 import { BPF_UPGRADEABLE_LOADER_ID } from "./program.js";
-
-function discriminator(preimage: string): readonly number[] {
-  return Object.freeze([...createHash("sha256").update(preimage).digest().subarray(0, 8)]);
-}
 
 /** sha256("global:initialize_stake_config")[..8]. */
 export const INITIALIZE_STAKE_CONFIG_DISCRIMINATOR: readonly number[] = discriminator(
