@@ -20,8 +20,6 @@ import {
   type Finality,
   type Keypair,
   type PublicKey,
-  SendTransactionError,
-  type SignatureStatus,
   Transaction,
   type TransactionInstruction,
 } from "@solana/web3.js";
@@ -39,7 +37,6 @@ import {
 } from "./account.js";
 import {
   ChainUnavailableError,
-  ConfirmationTimeoutError,
   CountDecreasedError,
   InsufficientFundsError,
   InvalidCommitmentAccountError,
@@ -47,13 +44,8 @@ import {
   TransactionFailedError,
   UnauthorizedAuthorityError,
 } from "./errors.js";
-import {
-  connect,
-  customCode,
-  errorFromPreflightMessage,
-  positiveInteger,
-  reachedCommitment,
-} from "./rpc.js";
+import { connect, customCode, positiveInteger } from "./rpc.js";
+import { sendAndConfirm } from "./send.js";
 import { ed25519PrivateKey, signAndSerialize } from "./sign.js";
 
 const { Unauthorized: UNAUTHORIZED, CountDecreased: COUNT_DECREASED } = CommitmentErrorCode;
@@ -65,8 +57,6 @@ const SYSTEM_RESULT_WITH_NEGATIVE_LAMPORTS = 1;
 
 const DEFAULT_CONFIRM_TIMEOUT_MS = 60_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
-const POLL_MIN_MS = 100;
-const POLL_MAX_MS = 1000;
 /** How long a fetched blockhash is reused for new transactions. */
 const BLOCKHASH_REUSE_MS = 10_000;
 /** Memoized commitment addresses per client before the memo is reset. */
@@ -377,69 +367,23 @@ export class ChainClient {
     ];
     const context = { owner: ownerKey.toBase58(), memoryCount, expectedNonce, initialize };
 
-    for (let attempt = 1; ; attempt++) {
-      const latest = await this.recentBlockhash(attempt > 1);
-      const tx = new Transaction({ feePayer: this.authority.publicKey, ...latest }).add(
-        ...instructions,
-      );
-      const wire = signAndSerialize(tx, this.authority, this.signingKey);
-      const signature = bs58.encode(tx.signature as Uint8Array);
-      try {
-        await this.connection.sendRawTransaction(wire, {
-          skipPreflight: false,
-          preflightCommitment: this.commitment,
-        });
-      } catch (error) {
-        if (!(error instanceof SendTransactionError)) {
-          throw new ChainUnavailableError("sendTransaction", error, signature);
-        }
-        const message = error.transactionError.message;
-        const err = errorFromPreflightMessage(message);
-        if (err === null) {
-          if (/signature verification/i.test(message)) {
-            throw new TransactionFailedError(message, null, error.logs ?? []);
-          }
-          throw new ChainUnavailableError("sendTransaction", error, signature);
-        }
-        if (err === "BlockhashNotFound" && attempt < BLOCKHASH_ATTEMPTS) {
-          continue;
-        }
-        if (err !== "AlreadyProcessed") {
-          throw this.mapError(err, null, error.logs ?? [], context);
-        }
-      }
-      return this.confirm(signature, context);
-    }
-  }
-
-  /** Polls the signature's status until it reaches the configured commitment or times out. */
-  private async confirm(
-    signature: string,
-    context: { owner: string; memoryCount: number; expectedNonce: number; initialize: boolean },
-  ): Promise<CommitResult> {
-    const deadline = Date.now() + this.confirmTimeoutMs;
-    let delay = POLL_MIN_MS;
-    let lastError: unknown;
-    for (;;) {
-      let status: SignatureStatus | null = null;
-      try {
-        status = (await this.connection.getSignatureStatuses([signature])).value[0] ?? null;
-      } catch (error) {
-        lastError = error;
-      }
-      if (status?.err) {
-        throw this.mapError(status.err, signature, [], context);
-      }
-      if (status && reachedCommitment(this.commitment, status.confirmationStatus)) {
-        return { signature, slot: status.slot, nonce: context.expectedNonce + 1 };
-      }
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) {
-        throw new ConfirmationTimeoutError(signature, this.confirmTimeoutMs, lastError);
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, remaining)));
-      delay = Math.min(delay * 2, POLL_MAX_MS);
-    }
+    const sent = await sendAndConfirm({
+      connection: this.connection,
+      commitment: this.commitment,
+      confirmTimeoutMs: this.confirmTimeoutMs,
+      attempts: BLOCKHASH_ATTEMPTS,
+      sign: async (attempt) => {
+        const latest = await this.recentBlockhash(attempt > 1);
+        const tx = new Transaction({ feePayer: this.authority.publicKey, ...latest }).add(
+          ...instructions,
+        );
+        const wire = signAndSerialize(tx, this.authority, this.signingKey);
+        return { wire, signature: bs58.encode(tx.signature as Uint8Array) };
+      },
+      refused: (err, signature, logs) => this.mapError(err, signature, logs, context),
+      badSignature: (message, logs) => new TransactionFailedError(message, null, logs),
+    });
+    return { ...sent, nonce: expectedNonce + 1 };
   }
 
   /** Maps a cluster transaction error of a commit transaction to this package's errors. */

@@ -17,7 +17,6 @@ import {
   type Commitment,
   type Connection,
   type PublicKey,
-  SendTransactionError,
   SYSVAR_CLOCK_PUBKEY,
   Transaction,
 } from "@solana/web3.js";
@@ -34,19 +33,12 @@ import {
 } from "@verifiable-memory/commitment-program";
 import bs58 from "bs58";
 import { toPublicKey } from "./account.js";
-import { ChainError, ChainUnavailableError, ConfirmationTimeoutError } from "./errors.js";
-import {
-  connect,
-  customCode,
-  errorFromPreflightMessage,
-  positiveInteger,
-  reachedCommitment,
-} from "./rpc.js";
+import { ChainError, ChainUnavailableError } from "./errors.js";
+import { connect, customCode, positiveInteger } from "./rpc.js";
+import { sendAndConfirm } from "./send.js";
 
 const DEFAULT_CONFIRM_TIMEOUT_MS = 60_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
-const POLL_MIN_MS = 100;
-const POLL_MAX_MS = 1000;
 /** Offset of `unix_timestamp` (i64 LE) in the Clock sysvar's 40 bytes. */
 const CLOCK_UNIX_TIMESTAMP_OFFSET = 32;
 /** System program error 1 (ResultWithNegativeLamports): the payer cannot cover a transfer. */
@@ -308,61 +300,21 @@ export class StakingClient {
    */
   async submit(wire: Uint8Array): Promise<SubmitResult> {
     const signature = bs58.encode(Transaction.from(wire).signature ?? new Uint8Array(64));
-    try {
-      await this.connection.sendRawTransaction(wire, {
-        skipPreflight: false,
-        preflightCommitment: this.commitment,
-      });
-    } catch (error) {
-      if (!(error instanceof SendTransactionError)) {
-        throw new ChainUnavailableError("sendTransaction", error, signature);
-      }
-      const message = error.transactionError.message;
-      const err = errorFromPreflightMessage(message);
-      if (err === null) {
-        if (/signature verification/i.test(message)) {
-          throw new StakeTransactionRefusedError(
-            "invalid_signature",
-            "the transaction's signature does not verify",
-            null,
-            [],
-          );
-        }
-        throw new ChainUnavailableError("sendTransaction", error, signature);
-      }
-      if (err !== "AlreadyProcessed") {
-        throw refusal(err, error.logs ?? []);
-      }
-    }
-    return this.confirm(signature);
-  }
-
-  private async confirm(signature: string): Promise<SubmitResult> {
-    const deadline = Date.now() + this.confirmTimeoutMs;
-    let delay = POLL_MIN_MS;
-    let lastError: unknown;
-    for (;;) {
-      try {
-        const status = (await this.connection.getSignatureStatuses([signature])).value[0];
-        if (status?.err) {
-          throw refusal(status.err, []);
-        }
-        if (status && reachedCommitment(this.commitment, status.confirmationStatus)) {
-          return { signature, slot: status.slot };
-        }
-      } catch (error) {
-        if (error instanceof StakeTransactionRefusedError) {
-          throw error;
-        }
-        lastError = error;
-      }
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) {
-        throw new ConfirmationTimeoutError(signature, this.confirmTimeoutMs, lastError);
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, remaining)));
-      delay = Math.min(delay * 2, POLL_MAX_MS);
-    }
+    return sendAndConfirm({
+      connection: this.connection,
+      commitment: this.commitment,
+      confirmTimeoutMs: this.confirmTimeoutMs,
+      attempts: 1,
+      sign: () => ({ wire, signature }),
+      refused: (err, _signature, logs) => refusal(err, logs),
+      badSignature: () =>
+        new StakeTransactionRefusedError(
+          "invalid_signature",
+          "the transaction's signature does not verify",
+          null,
+          [],
+        ),
+    });
   }
 }
 
