@@ -9,9 +9,9 @@
 
 import { resolve } from "node:path";
 import { ConfigError } from "@verifiable-memory/app-config";
+import { errorSummary, type LocalChain, startLocalChain } from "@verifiable-memory/local-chain";
 import { pino } from "pino";
 import { type Env, parseEnv } from "./env.js";
-import { errorSummary, type LocalChain, startLocalChain } from "./server.js";
 
 const base = { service: "local-chain", pid: process.pid };
 

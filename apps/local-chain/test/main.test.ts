@@ -8,14 +8,14 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "@verifiable-memory/app-config";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseEnv } from "../src/index.js";
-import { removeDir, tempDir } from "./helpers.js";
+import { parseEnv } from "../src/env.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tsx = resolve(here, "../../../node_modules/.bin/tsx");
@@ -24,7 +24,7 @@ const dirs: string[] = [];
 
 afterAll(() => {
   for (const dir of dirs) {
-    removeDir(dir);
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
@@ -103,7 +103,7 @@ describe("src/main.ts", () => {
   });
 
   it("serves /healthz and /readyz, logs JSON lines, and stops cleanly on SIGTERM", async () => {
-    const dataDir = tempDir();
+    const dataDir = mkdtempSync(join(tmpdir(), "local-chain-main-"));
     dirs.push(dataDir);
     const { child, output } = run({ LOCAL_CHAIN_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "debug" });
     const exited = exitCode(child);

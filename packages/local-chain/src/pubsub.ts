@@ -10,9 +10,9 @@
 import type { Server } from "node:http";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { Chain } from "./chain.js";
-import { SLOT_MS } from "./chain.js";
 import type { LedgerEntry } from "./ledger.js";
 import { RpcError, RpcErrorCode } from "./rpc-error.js";
+import { SLOT_MS } from "./slot-clock.js";
 
 interface SignatureSubscription {
   readonly socket: WebSocket;
