@@ -12,9 +12,10 @@ import {
 } from "@verifiable-memory/chain-commit";
 import { InvalidCursorError } from "@verifiable-memory/db-schema";
 import {
-  type BaseErrorCode,
+  BASE_STATUS,
   createErrorHandler,
   ApiError as HttpApiError,
+  type SharedErrorCode,
 } from "@verifiable-memory/http-kit";
 import { MemoryDomainError } from "@verifiable-memory/memory";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -23,11 +24,8 @@ import type { Logger } from "pino";
 /** Every error code the core API emits. */
 export type ErrorCode =
   | AuthErrorCode
-  | BaseErrorCode
-  | "forbidden"
+  | SharedErrorCode
   | "session_required"
-  | "not_found"
-  | "conflict"
   | "gone"
   | "grant_expired"
   | "grant_exhausted"
@@ -42,54 +40,28 @@ export type ErrorCode =
   | "chain_unavailable"
   | "staking_not_configured";
 
-/** The HTTP status of each code. Exhaustive: a new code does not compile without one. */
+/** The HTTP status of each code: the shared ones, and this API's own. */
+const STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
+  ...BASE_STATUS,
+  invalid_transaction: 400,
+  session_required: 403,
+  method_not_allowed: 405,
+  nothing_matured: 409,
+  too_many_lots: 409,
+  insufficient_funds: 409,
+  blockhash_expired: 409,
+  transaction_failed: 409,
+  gone: 410,
+  grant_expired: 410,
+  grant_exhausted: 410,
+  grant_revoked: 410,
+  chain_unavailable: 503,
+  staking_not_configured: 503,
+};
+
+/** The HTTP status of `code` (docs/protocol.md §1.4 "Error codes"). */
 export function codeToStatus(code: ErrorCode): ContentfulStatusCode {
-  switch (code) {
-    case "invalid_request":
-    case "invalid_transaction":
-    case "invalid_public_key":
-    case "malformed_message":
-      return 400;
-    case "unauthorized":
-    case "nonce_not_found":
-    case "challenge_expired":
-    case "message_mismatch":
-    case "invalid_signature":
-      return 401;
-    case "forbidden":
-    case "session_required":
-    case "insufficient_scope":
-      return 403;
-    case "not_found":
-      return 404;
-    case "method_not_allowed":
-      return 405;
-    case "conflict":
-    case "nothing_matured":
-    case "too_many_lots":
-    case "insufficient_funds":
-    case "blockhash_expired":
-    case "transaction_failed":
-      return 409;
-    case "gone":
-    case "grant_expired":
-    case "grant_exhausted":
-    case "grant_revoked":
-      return 410;
-    case "payload_too_large":
-      return 413;
-    case "unsupported_media_type":
-      return 415;
-    case "rate_limited":
-      return 429;
-    case "chain_unavailable":
-    case "staking_not_configured":
-    case "database_unavailable":
-    case "migrations_pending":
-      return 503;
-    case "internal":
-      return 500;
-  }
+  return STATUS[code];
 }
 
 /** An error with one of the core API's codes, rendered by the app's error handler. */

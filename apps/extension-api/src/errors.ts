@@ -5,9 +5,10 @@
  */
 import { AuthError, type AuthErrorCode } from "@verifiable-memory/auth";
 import {
-  type BaseErrorCode,
+  BASE_STATUS,
   createErrorHandler,
   ApiError as HttpApiError,
+  type SharedErrorCode,
 } from "@verifiable-memory/http-kit";
 import { MemoryDomainError } from "@verifiable-memory/memory";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -15,47 +16,17 @@ import type { Logger } from "pino";
 import { InvalidRedirectUriError } from "./services/connect.js";
 
 /** Every error code the extension API emits. */
-export type ErrorCode =
-  | AuthErrorCode
-  | BaseErrorCode
-  | "invalid_redirect_uri"
-  | "not_found"
-  | "forbidden"
-  | "conflict";
+export type ErrorCode = AuthErrorCode | SharedErrorCode | "invalid_redirect_uri";
 
-/** The HTTP status of each code. Exhaustive: a new code does not compile without one. */
+/** The HTTP status of each code: the shared ones, and this API's own. */
+const STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
+  ...BASE_STATUS,
+  invalid_redirect_uri: 400,
+};
+
+/** The HTTP status of `code` (docs/protocol.md §1.4 "Error codes"). */
 export function codeToStatus(code: ErrorCode): ContentfulStatusCode {
-  switch (code) {
-    case "invalid_request":
-    case "invalid_public_key":
-    case "malformed_message":
-    case "invalid_redirect_uri":
-      return 400;
-    case "unauthorized":
-    case "nonce_not_found":
-    case "challenge_expired":
-    case "message_mismatch":
-    case "invalid_signature":
-      return 401;
-    case "forbidden":
-    case "insufficient_scope":
-      return 403;
-    case "conflict":
-      return 409;
-    case "not_found":
-      return 404;
-    case "payload_too_large":
-      return 413;
-    case "unsupported_media_type":
-      return 415;
-    case "rate_limited":
-      return 429;
-    case "database_unavailable":
-    case "migrations_pending":
-      return 503;
-    case "internal":
-      return 500;
-  }
+  return STATUS[code];
 }
 
 /** An error with one of the extension API's codes. */

@@ -119,6 +119,50 @@ describe("ingest and recall", () => {
     });
     expect(list.body.items).toEqual([]);
   });
+
+  it("takes the narrower bodies of docs/protocol.md §9.4: no namespace, rank, time filter or cursor", async () => {
+    const { token } = await connect(ext.url, newWallet());
+    type Refusal = { error: { code: string; details: { path: string[] }[] } };
+    const written = await call<Refusal>(`${ext.url}/memories`, {
+      headers: bearer(token),
+      body: { content: "x", namespace: "agent:a" },
+    });
+    expect([written.status, written.body.error.code]).toEqual([400, "invalid_request"]);
+    for (const field of [
+      { namespace: "agent:a" },
+      { namespacePrefix: "agent:" },
+      { rank: "relevance" },
+      { cursor: "abc" },
+      { createdAfter: "2026-01-01T00:00:00Z" },
+      { includeSuperseded: true },
+    ]) {
+      const res = await call<Refusal>(`${ext.url}/memories/search`, {
+        headers: bearer(token),
+        body: { query: "x", ...field },
+      });
+      expect([res.status, res.body.error.code], JSON.stringify(field)).toEqual([
+        400,
+        "invalid_request",
+      ]);
+    }
+    const noQuery = await call<Refusal>(`${ext.url}/memories/search`, {
+      headers: bearer(token),
+      body: { limit: 5 },
+    });
+    expect(noQuery.status).toBe(400);
+    expect(noQuery.body.error.details[0]?.path).toEqual(["query"]);
+    await call(`${ext.url}/memories`, {
+      headers: bearer(token),
+      body: { content: "tagged", metadata: { tag: "t" } },
+    });
+    const filtered = await call<Record<string, unknown>>(`${ext.url}/memories/search`, {
+      headers: bearer(token),
+      body: { metadata: { tag: "t" }, limit: 1 },
+    });
+    expect(filtered.status).toBe(200);
+    expect(Object.keys(filtered.body).sort()).toEqual(["items", "scanned"]);
+    expect(filtered.body.items).toHaveLength(1);
+  });
 });
 
 describe("one memory domain with core-api", () => {

@@ -1,7 +1,8 @@
 /**
  * The error shape of both APIs (docs/protocol.md §1): `{ error: { code, message, details? } }`, one
  * error class routes and middleware throw, what of an error may be logged, and the one error
- * handler. Each app keeps its own closed code union and its `codeToStatus` (one place).
+ * handler. Each app keeps its own closed code union and its `codeToStatus` (one place, over
+ * status.ts `BASE_STATUS`).
  * @module
  */
 import type { Context } from "hono";

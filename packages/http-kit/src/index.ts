@@ -27,6 +27,11 @@ export {
 export { registerHealthRoutes } from "./health.js";
 export { type InFlightTracker, trackInFlight } from "./in-flight.js";
 export {
+  type MemoryRouteOptions,
+  registerCreateMemoryRoute,
+  registerSearchMemoriesRoute,
+} from "./memory-routes.js";
+export {
   ErrorSchema,
   errorResponse,
   NoQuerySchema,
@@ -50,3 +55,4 @@ export {
   REQUEST_TIMEOUT_MS,
   SERVER_OPTIONS,
 } from "./server-limits.js";
+export { BASE_STATUS, type SharedErrorCode } from "./status.js";

@@ -229,6 +229,42 @@ export const SearchBodySchema = z
 /** A validated `POST /memories/search` body. */
 export type SearchBody = z.infer<typeof SearchBodySchema>;
 
+/**
+ * The extension API's `POST /memories` body (docs/protocol.md §9.4 "Routes with the token"):
+ * content and metadata; no namespace.
+ */
+export const ExtensionCreateMemoryBodySchema = CreateMemoryBodySchema.pick({
+  content: true,
+  metadata: true,
+});
+
+/**
+ * The extension API's `POST /memories/search` body (docs/protocol.md §9.4 "Routes with the
+ * token"): a substring, case sensitivity, a metadata filter and a limit; newest first, one page
+ * (no namespace, time filter, rank or cursor).
+ */
+export const ExtensionSearchBodySchema = z
+  .strictObject({
+    query: ContentSchema.optional().openapi({
+      description: "a substring every match holds. Optional when a metadata filter is given",
+    }),
+    limit: z.number().int().min(1).max(200).default(20),
+    caseSensitive: z.boolean().default(false),
+    metadata: MetadataFilterSchema.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.query === undefined && body.metadata === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["query"],
+        message: "query is required unless a metadata filter is given",
+      });
+    }
+  });
+
+/** A validated extension API `POST /memories/search` body. */
+export type ExtensionSearchBody = z.infer<typeof ExtensionSearchBodySchema>;
+
 /** The search request of a validated body (times as Dates). */
 export function searchInputOf(body: SearchBody): SearchInput {
   return {
@@ -346,6 +382,12 @@ export const SearchResultSchema = z
       .openapi({ description: "pass as `cursor` for the next page" }),
   })
   .openapi("SearchResult");
+
+/** The extension API's `POST /memories/search` answer: one page, no cursor. */
+export const ExtensionSearchResultSchema = SearchResultSchema.pick({
+  items: true,
+  scanned: true,
+}).openapi("ExtensionSearchResult");
 
 /** A memory with its proof bundle (grants, history). */
 export const MemoryWithProofSchema = MemorySchema.extend({ proof: ProofBundleSchema }).openapi(

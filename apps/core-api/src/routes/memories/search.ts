@@ -1,10 +1,10 @@
 /**
- * `POST /memories/search` (docs/protocol.md §4 "Recall"; docs/protocol.md §4): substring recall over the caller's
- * memories, case-insensitive by default, newest first, with an exact-match metadata filter.
+ * `POST /memories/search` (docs/protocol.md §4.5 "Recall"): recall over the caller's memories,
+ * substring or filter (newest first) or BM25 relevance, with metadata operators, namespaces and a
+ * cursor.
  * @module
  */
-import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import { registerSearchMemoriesRoute } from "@verifiable-memory/http-kit";
 import { SearchBodySchema, SearchResultSchema, searchInputOf } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
@@ -12,37 +12,17 @@ import { bearerSecurity } from "../../schemas.js";
 
 /** Registers `POST /memories/search`. */
 export function registerSearchMemories(app: App, deps: AppDeps, services: Services): void {
-  const route = createRoute({
-    method: "post",
-    path: "/memories/search",
-    operationId: "searchMemories",
-    tags: ["memories"],
+  registerSearchMemoriesRoute(app, {
     summary:
       "Recall memories: substring or filter (newest first) or BM25 relevance, with metadata operators, namespaces and a cursor",
     security: bearerSecurity,
-    middleware: [requireAuth(deps), requireScopes("memories:read")] as const,
-    request: {
-      query: NoQuerySchema,
-      body: { required: true, content: { "application/json": { schema: SearchBodySchema } } },
+    middleware: [requireAuth(deps), requireScopes("memories:read")],
+    body: SearchBodySchema,
+    answer: SearchResultSchema,
+    forbidden: "insufficient_scope",
+    handle: (c, body) => {
+      const auth = c.var.auth;
+      return services.memories.search(auth, services.dataKeys.of(auth), searchInputOf(body));
     },
-    responses: {
-      200: {
-        description: "Matching memories",
-        content: { "application/json": { schema: SearchResultSchema } },
-      },
-      400: errorResponse("invalid_request"),
-      401: errorResponse("unauthorized"),
-      403: errorResponse("insufficient_scope"),
-      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
-    },
-  });
-  app.openapi(route, async (c) => {
-    const auth = c.var.auth;
-    const result = await services.memories.search(
-      auth,
-      services.dataKeys.of(auth),
-      searchInputOf(c.req.valid("json")),
-    );
-    return c.json(result, 200);
   });
 }

@@ -1,46 +1,30 @@
 /**
- * `POST /memories/search` on the extension API (docs/protocol.md §4, §9): recall over the caller's
- * memories, the same query and answer as core-api's.
+ * `POST /memories/search` on the extension API (docs/protocol.md §9.4 "Routes with the token"):
+ * substring recall over the caller's memories, newest first, with a metadata filter; one page
+ * (no namespace, time filter, rank or cursor).
  * @module
  */
-import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
-import { SearchBodySchema, SearchResultSchema, searchInputOf } from "@verifiable-memory/memory";
+import { registerSearchMemoriesRoute } from "@verifiable-memory/http-kit";
+import { ExtensionSearchBodySchema, ExtensionSearchResultSchema } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireExtensionToken } from "../../middleware/token.js";
 import { bearerSecurity } from "../../schemas.js";
 
 /** Registers `POST /memories/search`. */
 export function registerSearchMemories(app: App, deps: AppDeps, services: Services): void {
-  const route = createRoute({
-    method: "post",
-    path: "/memories/search",
-    operationId: "searchMemories",
-    tags: ["memories"],
+  registerSearchMemoriesRoute(app, {
     summary: "Recall memories by substring (not semantic), newest first",
     security: bearerSecurity,
-    middleware: [requireExtensionToken(deps)] as const,
-    request: {
-      query: NoQuerySchema,
-      body: { required: true, content: { "application/json": { schema: SearchBodySchema } } },
+    middleware: [requireExtensionToken(deps)],
+    body: ExtensionSearchBodySchema,
+    answer: ExtensionSearchResultSchema,
+    handle: async (c, body) => {
+      const auth = c.var.auth;
+      const { items, scanned } = await services.memories.search(auth, services.dataKeys.of(auth), {
+        ...body,
+        rank: "recency",
+      });
+      return { items, scanned };
     },
-    responses: {
-      200: {
-        description: "Matching memories",
-        content: { "application/json": { schema: SearchResultSchema } },
-      },
-      400: errorResponse("invalid_request"),
-      401: errorResponse("unauthorized"),
-      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
-    },
-  });
-  app.openapi(route, async (c) => {
-    const auth = c.var.auth;
-    const result = await services.memories.search(
-      auth,
-      services.dataKeys.of(auth),
-      searchInputOf(c.req.valid("json")),
-    );
-    return c.json(result, 200);
   });
 }
