@@ -63,8 +63,3 @@ export function xor(a: number, b: number): number {
 export function shiftRight(x: number, k: number): number {
   return Math.floor(x / 2 ** k);
 }
-
-/** True when bit `k` of `x` is set. */
-export function bitIsSet(x: number, k: number): boolean {
-  return Math.floor(x / 2 ** k) % 2 === 1;
-}

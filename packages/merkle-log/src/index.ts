@@ -9,7 +9,7 @@ export { ProofError, type ProofErrorReason, RootMismatchError } from "./errors.j
 export { EMPTY_ROOT, type Hash, hashChildren, hashLeaf, rootFromLeafHashes } from "./hasher.js";
 export { fromHex, toHex } from "./hex.js";
 export { MemoryNodeStore, MissingNodeError } from "./memory-store.js";
-export type { NodeHashSource, NodeId, StoredNode } from "./nodes.js";
+export { type NodeHashSource, type NodeId, rangeNodes, type StoredNode } from "./nodes.js";
 export {
   consistencyProof,
   consistencyProofNodeIds,

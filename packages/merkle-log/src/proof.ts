@@ -6,9 +6,9 @@
  * Model: transparency-dev/merkle `proof.Inclusion` / `proof.Consistency` (node ids, then rehash).
  * @module
  */
-import { assertCount, bitIsSet, bitLength, shiftRight, trailingZeros, xor } from "./_bits.js";
+import { assertCount, bitLength, shiftRight, trailingZeros, xor } from "./_bits.js";
 import { assertHash, type Hash, hashChildren } from "./hasher.js";
-import type { NodeHashSource, NodeId } from "./nodes.js";
+import { type NodeHashSource, type NodeId, rangeNodes } from "./nodes.js";
 
 /**
  * The stored nodes a proof path is made of, in proof order: `inner` siblings bottom-up, then the
@@ -19,22 +19,6 @@ interface PathPlan {
   readonly inner: NodeId[];
   readonly right: NodeId[];
   readonly left: NodeId[];
-}
-
-/**
- * The perfect subtrees covering leaves [start, start + count), largest first, when `start` is a
- * multiple of 2^bitLength(count) (or 0): one node per set bit of `count`.
- */
-function perfectCover(start: number, count: number): NodeId[] {
-  const out: NodeId[] = [];
-  let pos = start;
-  for (let level = bitLength(count) - 1; level >= 0; level--) {
-    if (bitIsSet(count, level)) {
-      out.push({ level, index: pos / 2 ** level });
-      pos += 2 ** level;
-    }
-  }
-  return out;
 }
 
 /**
@@ -59,8 +43,8 @@ function pathPlan(level: number, index: number, size: number): PathPlan {
   const end = begin + 2 ** forkLevel;
   return {
     inner,
-    right: perfectCover(end, size - end),
-    left: perfectCover(0, begin).reverse(),
+    right: rangeNodes(end, size),
+    left: rangeNodes(0, begin).reverse(),
   };
 }
 

@@ -10,6 +10,7 @@ import {
   MissingNodeError,
   type NodeHashSource,
   type NodeId,
+  rangeNodes,
   type StoredNode,
 } from "@verifiable-memory/merkle-log";
 import { asc, eq } from "drizzle-orm";
@@ -141,16 +142,7 @@ export async function rootAtSize(db: Executor, userId: string, size: number): Pr
   if (!Number.isSafeInteger(size) || size < 0) {
     throw new RangeError(`size must be a non-negative integer, got ${size}`);
   }
-  const ids: NodeId[] = [];
-  let start = 0;
-  for (let level = Math.floor(Math.log2(size || 1)) + 1; level >= 0; level--) {
-    const width = 2 ** level;
-    if (start + width <= size) {
-      ids.push({ level, index: start / width });
-      start += width;
-    }
-  }
-  const hashes = await nodeSource(db, userId).getNodes(ids);
+  const hashes = await nodeSource(db, userId).getNodes(rangeNodes(0, size));
   return CompactRange.fromState(size, hashes).root();
 }
 
