@@ -13,6 +13,7 @@ import {
   InvalidCommitmentDataError,
 } from "@verifiable-memory/commitment-account";
 import { toHex } from "@verifiable-memory/merkle-log";
+import { base64Bytes } from "./base64.js";
 
 /** A commitment account as read from the chain. */
 export interface OnChainCommitment {
@@ -156,6 +157,11 @@ export async function readCommitmentAccount(
   if (value.owner !== programId) {
     throw new InvalidAccountError(`account is owned by ${value.owner}, not by ${programId}`);
   }
-  const data = Buffer.from(value.data[0], "base64");
+  let data: Uint8Array;
+  try {
+    data = base64Bytes(value.data[0]);
+  } catch {
+    throw new ChainReadError("RPC answered account data that is not base64");
+  }
   return decodeCommitmentAccount(data, account, programId);
 }

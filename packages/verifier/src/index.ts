@@ -44,6 +44,8 @@ export {
 } from "./leaf.js";
 export {
   type ConsistencyBridge,
+  type VerifyCheck,
+  type VerifyCheckName,
   type VerifyOptions,
   type VerifyReason,
   type VerifyResult,

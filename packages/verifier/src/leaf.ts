@@ -1,16 +1,17 @@
 /**
  * The leaf encoding of docs/protocol.md §5: `leafData` is the UTF-8 of the RFC 8785 (JSON Canonicalization
  * Scheme) form of the leaf object, the leaf hash is RFC 9162 §2.1.1 `SHA-256(0x00 ‖ leafData)`, and
- * `contentHash = hex(SHA-256(salt ‖ UTF-8 content))` with the memory's 16-byte salt. Two versions:
+ * `contentHash = hex(SHA-256(salt ‖ UTF-8 content))` with the memory's 16-byte salt (SHA-256 from
+ * `#sha256`: `node:crypto` in Node.js, `@noble/hashes` under the `"browser"` condition). Two versions:
  * - v1 `{ v: 1, memoryId, owner, createdAt, metadata, contentHash }` (every leaf written before
  *   the agent memory model; they keep verifying exactly as before);
  * - v2 adds `namespace` (string or null), `writtenBy` (`{ kind: "session" }` or
  *   `{ kind: "api_key", keyId }`) and `supersedes` (a memory id or null): all three always present.
  * @module
  */
-import { createHash } from "node:crypto";
-import { type Hash, hashLeaf } from "@verifiable-memory/merkle-log";
+import { type Hash, hashLeaf, toHex } from "@verifiable-memory/merkle-log";
 import canonicalizeModule from "canonicalize";
+import { sha256 } from "#sha256";
 
 // canonicalize is CommonJS (`module.exports = serialize`) while its typings declare an ES default
 // export; under NodeNext the default import is that function at runtime.
@@ -76,5 +77,5 @@ export function contentHashOf(salt: Uint8Array, content: string): string {
   if (typeof content !== "string") {
     throw new TypeError("content must be a string");
   }
-  return createHash("sha256").update(salt).update(content, "utf8").digest("hex");
+  return toHex(sha256(salt, new TextEncoder().encode(content)));
 }

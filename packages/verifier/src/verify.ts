@@ -23,6 +23,7 @@ import {
   type ReadAccountOptions,
   readCommitmentAccount,
 } from "./account.js";
+import { base64Bytes } from "./base64.js";
 import { BundleFormatError, type ProofBundle, parseInput } from "./bundle.js";
 import { consistencyFetcher, type FetchConsistency, proofOfAnswer } from "./consistency.js";
 import { contentHashOf, leafHashOf } from "./leaf.js";
@@ -68,6 +69,33 @@ export type VerifyReason =
   | "checkpoint_mismatch"
   | "proof_invalid"
   | "chain_unavailable";
+
+/**
+ * The checks of {@link verifyBundle}, in the order it makes them (docs/verification.md):
+ * `bundle` (the input's shape), `anchored`, `leaf` (leaf hash recomputed), `content` (content
+ * hash, when content is given), `account` (the owner's PDA), `chain` (the account read from the
+ * RPC: present, the program's, the owner's), `authority` (when pinned), `checkpoint` (the
+ * bundle's checkpoint against the on-chain commitment), `inclusion` (the inclusion proof to the
+ * root), `consistency` (an old bundle's bridge to the on-chain root).
+ */
+export type VerifyCheckName =
+  | "bundle"
+  | "anchored"
+  | "leaf"
+  | "content"
+  | "account"
+  | "chain"
+  | "authority"
+  | "checkpoint"
+  | "inclusion"
+  | "consistency";
+
+/** One check {@link verifyBundle} made: passed or not, and what it compared, in one sentence. */
+export interface VerifyCheck {
+  readonly check: VerifyCheckName;
+  readonly passed: boolean;
+  readonly detail: string;
+}
 
 /** Options of {@link verifyBundle}. */
 export interface VerifyOptions extends ReadAccountOptions {
@@ -119,15 +147,43 @@ export interface VerifyResult {
    * on-chain tip, and the on-chain tree was proven to extend it. Null otherwise.
    */
   readonly bridged: ConsistencyBridge | null;
+  /**
+   * Every check made, in order (for a display that shows each step): all passed when verified;
+   * otherwise the last one failed, with the reason's message as its detail. A reason that is
+   * not a check's verdict (`chain_unavailable`, `consistency_unavailable`) ends with that check
+   * failed too: its result is unknown, as the reason says.
+   */
+  readonly checks: readonly VerifyCheck[];
 }
 
-function fail(
-  reason: VerifyReason,
-  message: string,
-  onChain: OnChainCommitment | null = null,
-  contentChecked = false,
-): VerifyResult {
-  return { verified: false, reason, message, onChain, contentChecked, bridged: null };
+/** The checks made so far by one {@link verifyBundle} run. */
+class CheckLog {
+  readonly checks: VerifyCheck[] = [];
+
+  /** Records `check` as passed. */
+  pass(check: VerifyCheckName, detail: string): void {
+    this.checks.push({ check, passed: true, detail });
+  }
+
+  /** Records `check` as failed and returns the failed result. */
+  fail(
+    check: VerifyCheckName,
+    reason: VerifyReason,
+    message: string,
+    onChain: OnChainCommitment | null = null,
+    contentChecked = false,
+  ): VerifyResult {
+    this.checks.push({ check, passed: false, detail: message });
+    return {
+      verified: false,
+      reason,
+      message,
+      onChain,
+      contentChecked,
+      bridged: null,
+      checks: this.checks,
+    };
+  }
 }
 
 /** The consistency-proof source of `options`: `fetchConsistency`, else one over `apiUrl`. */
@@ -161,7 +217,7 @@ function fetcherOf(options: VerifyOptions): FetchConsistency | null {
  * `consistency_unavailable`). The answer's own roots are ignored. Verified that way, the result's
  * `bridged` is `{ from: M, to: N, proof }`. Without either option such a bundle is
  * `stale_checkpoint`. A bundle NEWER than the chain (M > N) is `checkpoint_mismatch`.
- * @returns `{ verified, reason, message, onChain, contentChecked, bridged }`; never throws for a
+ * @returns `{ verified, reason, message, onChain, contentChecked, bridged, checks }`; never throws for a
  *   bad bundle, an unreachable chain or API (reasons `malformed_bundle`, `chain_unavailable`,
  *   `consistency_unavailable`).
  * @throws TypeError when `options.rpcUrl` is not a string, or `options.apiUrl` is not an
@@ -174,34 +230,51 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
     throw new TypeError("options.rpcUrl must be a non-empty string");
   }
   const fetchConsistency = fetcherOf(options);
+  const log = new CheckLog();
   let parsed: ReturnType<typeof parseInput>;
   try {
     parsed = parseInput(input);
   } catch (error) {
     if (error instanceof BundleFormatError) {
-      return fail("malformed_bundle", error.message);
+      return log.fail("bundle", "malformed_bundle", error.message);
     }
     throw error;
   }
   const { bundle } = parsed;
   const content = options.content ?? parsed.content;
+  log.pass("bundle", `a proof bundle of memory ${bundle.memoryId}, leaf ${bundle.leafIndex}`);
 
   if (!bundle.anchored || !bundle.checkpoint || !bundle.inclusionProof || !bundle.anchor) {
-    return fail("not_anchored", "the memory is not covered by an anchored checkpoint yet");
+    return log.fail(
+      "anchored",
+      "not_anchored",
+      "the memory is not covered by an anchored checkpoint yet",
+    );
   }
+  log.pass(
+    "anchored",
+    `cut at the anchored checkpoint of size ${bundle.checkpoint.treeSize} (transaction ${bundle.anchor.signature})`,
+  );
   const leafHash = leafHashOf(bundle.leafData);
   if (toHex(leafHash) !== bundle.leafHash || bundle.leafData.memoryId !== bundle.memoryId) {
-    return fail("leaf_mismatch", "the leaf data does not hash to the bundle's leaf hash");
+    return log.fail(
+      "leaf",
+      "leaf_mismatch",
+      "the leaf data does not hash to the bundle's leaf hash",
+    );
   }
+  log.pass("leaf", `SHA-256(0x00 ‖ RFC 8785(leafData)) = ${bundle.leafHash}`);
   const contentChecked = content !== null;
   if (content !== null) {
-    const salt = Buffer.from(bundle.salt, "base64");
+    const salt = base64Bytes(bundle.salt);
     if (contentHashOf(salt, content) !== bundle.leafData.contentHash) {
-      return fail(
+      return log.fail(
+        "content",
         "content_mismatch",
         "SHA-256(salt ‖ content) differs from the leaf's contentHash",
       );
     }
+    log.pass("content", `SHA-256(salt ‖ content) = ${bundle.leafData.contentHash}`);
   }
 
   const programId = options.programId ?? bundle.anchor.programId;
@@ -209,61 +282,87 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
   try {
     account = commitmentAddress(bundle.leafData.owner, programId);
   } catch {
-    return fail("malformed_bundle", "the owner or the program id is not a base58 public key");
+    return log.fail(
+      "account",
+      "malformed_bundle",
+      "the owner or the program id is not a base58 public key",
+    );
   }
   if (account !== bundle.anchor.account) {
-    return fail(
+    return log.fail(
+      "account",
       "account_mismatch",
       `the owner's commitment PDA under program ${programId} is ${account}, not ${bundle.anchor.account}`,
     );
   }
+  log.pass("account", `the owner's commitment PDA under program ${programId} is ${account}`);
 
   let onChain: OnChainCommitment | null;
   try {
     onChain = await readCommitmentAccount(options.rpcUrl, account, programId, options);
   } catch (error) {
     if (error instanceof ChainReadError) {
-      return fail("chain_unavailable", `could not read the chain: ${error.message}`);
+      return log.fail("chain", "chain_unavailable", `could not read the chain: ${error.message}`);
     }
     if (error instanceof InvalidAccountError) {
-      return fail("invalid_account", error.message);
+      return log.fail("chain", "invalid_account", error.message);
     }
     throw error;
   }
   if (onChain === null) {
-    return fail("account_not_found", `no commitment account at ${account}`);
+    return log.fail("chain", "account_not_found", `no commitment account at ${account}`);
   }
   if (onChain.owner !== bundle.leafData.owner) {
-    return fail("invalid_account", `the account commits ${onChain.owner}'s log`, onChain);
-  }
-  if (options.authority !== undefined && onChain.authority !== options.authority) {
-    return fail(
-      "authority_mismatch",
-      `the account's authority is ${onChain.authority}, not ${options.authority}`,
+    return log.fail(
+      "chain",
+      "invalid_account",
+      `the account commits ${onChain.owner}'s log`,
       onChain,
     );
+  }
+  log.pass(
+    "chain",
+    `read from the chain: size ${onChain.memoryCount}, root ${onChain.root}, nonce ${onChain.nonce}`,
+  );
+  if (options.authority !== undefined) {
+    if (onChain.authority !== options.authority) {
+      return log.fail(
+        "authority",
+        "authority_mismatch",
+        `the account's authority is ${onChain.authority}, not ${options.authority}`,
+        onChain,
+      );
+    }
+    log.pass("authority", `the account's authority is ${onChain.authority}`);
   }
 
   const { treeSize, rootHash } = bundle.checkpoint;
   if (treeSize < onChain.memoryCount) {
     if (fetchConsistency === null) {
-      return fail(
+      return log.fail(
+        "checkpoint",
         "stale_checkpoint",
         `the bundle's checkpoint (size ${treeSize}) is older than the on-chain tip (size ${onChain.memoryCount}); fetch a fresh proof, or give the API's URL to bridge it with a consistency proof`,
         onChain,
         contentChecked,
       );
     }
-    return bridge(bundle, leafHash, onChain, fetchConsistency, contentChecked);
+    log.pass(
+      "checkpoint",
+      `the bundle's checkpoint (size ${treeSize}) is older than the on-chain tip (size ${onChain.memoryCount}): bridged by a consistency proof`,
+    );
+    return bridge(log, bundle, leafHash, onChain, fetchConsistency, contentChecked);
   }
   if (treeSize !== onChain.memoryCount || rootHash !== onChain.root) {
-    return fail(
+    return log.fail(
+      "checkpoint",
       "checkpoint_mismatch",
       `the bundle's checkpoint (size ${treeSize}) is not the on-chain commitment (size ${onChain.memoryCount})`,
       onChain,
       contentChecked,
     );
   }
+  log.pass("checkpoint", `the bundle's checkpoint is the on-chain commitment (size ${treeSize})`);
 
   try {
     verifyInclusion(
@@ -275,7 +374,8 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
     );
   } catch (error) {
     if (error instanceof ProofError) {
-      return fail(
+      return log.fail(
+        "inclusion",
         "proof_invalid",
         `the inclusion proof does not lead to the on-chain root (${error.reason})`,
         onChain,
@@ -284,6 +384,10 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
     }
     throw error;
   }
+  log.pass(
+    "inclusion",
+    `the inclusion proof of leaf ${bundle.leafIndex} (${bundle.inclusionProof.length} nodes) leads to the on-chain root`,
+  );
   return {
     verified: true,
     reason: null,
@@ -291,6 +395,7 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
     onChain,
     contentChecked,
     bridged: null,
+    checks: log.checks,
   };
 }
 
@@ -302,6 +407,7 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
  * roots the answer reports are ignored.
  */
 async function bridge(
+  log: CheckLog,
   bundle: ProofBundle,
   leafHash: Uint8Array,
   onChain: OnChainCommitment,
@@ -322,7 +428,8 @@ async function bridge(
     );
   } catch (error) {
     if (error instanceof ProofError) {
-      return fail(
+      return log.fail(
+        "inclusion",
         "proof_invalid",
         `the inclusion proof does not lead to the bundle's root at size ${from} (${error.reason})`,
         onChain,
@@ -331,13 +438,18 @@ async function bridge(
     }
     throw error;
   }
+  log.pass(
+    "inclusion",
+    `the inclusion proof of leaf ${bundle.leafIndex} leads to the bundle's root at size ${from}`,
+  );
 
   let answer: unknown;
   try {
     answer = await fetchConsistency({ owner: bundle.leafData.owner, from, to });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return fail(
+    return log.fail(
+      "consistency",
       "consistency_unavailable",
       `the bundle's checkpoint (size ${from}) is older than the on-chain tip (size ${to}) and no consistency proof could be obtained: ${detail}`,
       onChain,
@@ -346,7 +458,8 @@ async function bridge(
   }
   const proof = proofOfAnswer(answer);
   if (proof === null) {
-    return fail(
+    return log.fail(
+      "consistency",
       "consistency_invalid",
       "the consistency answer carries no proof of 64-lowercase-hex nodes",
       onChain,
@@ -363,7 +476,8 @@ async function bridge(
     );
   } catch (error) {
     if (error instanceof ProofError) {
-      return fail(
+      return log.fail(
+        "consistency",
         "consistency_invalid",
         `the consistency proof from size ${from} to ${to} does not link the bundle's root to the on-chain root (${error.reason})`,
         onChain,
@@ -372,6 +486,10 @@ async function bridge(
     }
     throw error;
   }
+  log.pass(
+    "consistency",
+    `the consistency proof ${from} → ${to} (${proof.length} nodes) links the bundle's root to the on-chain root`,
+  );
   return {
     verified: true,
     reason: null,
@@ -379,5 +497,6 @@ async function bridge(
     onChain,
     contentChecked,
     bridged: { from, to, proof },
+    checks: log.checks,
   };
 }

@@ -207,6 +207,16 @@ describe("an old bundle (checkpoint 5, chain 13)", () => {
       bridged: { from: M, to: N, proof: (await log.answer(M, N)).proof },
     });
     expect(result.message).toContain(`consistency proof ${M} → ${N}`);
+    expect(result.checks.map(({ check, passed }) => `${check} ${passed}`)).toEqual([
+      "bundle true",
+      "anchored true",
+      "leaf true",
+      "account true",
+      "chain true",
+      "checkpoint true",
+      "inclusion true",
+      "consistency true",
+    ]);
     expect(net.apiCalls).toEqual([
       {
         url: `http://api.test/base/owners/${log.owner}/consistency?from=${M}&to=${N}`,

@@ -45,6 +45,7 @@ import {
   type LeafData,
   leafHashOf,
   runCli,
+  type VerifyCheckName,
   type VerifyResult,
   verifyBundle,
 } from "../src/index.js";
@@ -153,12 +154,28 @@ describe("verifyBundle against the local chain", () => {
   const log = new Log();
   let firstBundle: Awaited<ReturnType<typeof bundleOf>>;
 
-  const expectVerdict = (result: VerifyResult, reason: string | null) => {
+  /**
+   * The verdict, and its checks: each passed but the last, which fails with the reason's message
+   * unless verified; `checks` (when given) names the checks made, in order.
+   */
+  const expectVerdict = (
+    result: VerifyResult,
+    reason: string | null,
+    checks?: readonly VerifyCheckName[],
+  ) => {
     expect({ verified: result.verified, reason: result.reason, message: result.message }).toEqual({
       verified: reason === null,
       reason,
       message: expect.any(String),
     });
+    const passed = result.checks.map((check) => check.passed);
+    expect(passed).toEqual(result.checks.map((_, i) => reason === null || i < passed.length - 1));
+    if (reason !== null) {
+      expect(result.checks.at(-1)?.detail).toBe(result.message);
+    }
+    if (checks !== undefined) {
+      expect(result.checks.map((check) => check.check)).toEqual(checks);
+    }
   };
 
   it("VERIFIED: the proof leads to the root read from the chain, content included", async () => {
@@ -167,7 +184,16 @@ describe("verifyBundle against the local chain", () => {
     firstBundle = await bundleOf(log, 2, signature);
     const content = log.memories[2]?.content;
     const result = await verifyBundle(firstBundle, { rpcUrl: chain.url, content });
-    expectVerdict(result, null);
+    expectVerdict(result, null, [
+      "bundle",
+      "anchored",
+      "leaf",
+      "content",
+      "account",
+      "chain",
+      "checkpoint",
+      "inclusion",
+    ]);
     expect(result.contentChecked).toBe(true);
     expect(result.onChain).toEqual({
       account: firstBundle.anchor.account,
@@ -194,7 +220,15 @@ describe("verifyBundle against the local chain", () => {
     const tampered = structuredClone(firstBundle);
     const node = tampered.inclusionProof[0] as string;
     tampered.inclusionProof[0] = `${node[0] === "0" ? "1" : "0"}${node.slice(1)}`;
-    expectVerdict(await verifyBundle(tampered, { rpcUrl: chain.url }), "proof_invalid");
+    expectVerdict(await verifyBundle(tampered, { rpcUrl: chain.url }), "proof_invalid", [
+      "bundle",
+      "anchored",
+      "leaf",
+      "account",
+      "chain",
+      "checkpoint",
+      "inclusion",
+    ]);
     const shifted = { ...firstBundle, leafIndex: 3 };
     expectVerdict(await verifyBundle(shifted, { rpcUrl: chain.url }), "proof_invalid");
   });
@@ -223,14 +257,28 @@ describe("verifyBundle against the local chain", () => {
       rpcUrl: chain.url,
       authority: Keypair.generate().publicKey.toBase58(),
     });
-    expectVerdict(result, "authority_mismatch");
+    expectVerdict(result, "authority_mismatch", [
+      "bundle",
+      "anchored",
+      "leaf",
+      "account",
+      "chain",
+      "authority",
+    ]);
   });
 
   it("NOT VERIFIED: stale_checkpoint once a newer root is committed; a fresh bundle verifies", async () => {
     log.append(3);
     const signature = await commit(log);
     const result = await verifyBundle(firstBundle, { rpcUrl: chain.url });
-    expectVerdict(result, "stale_checkpoint");
+    expectVerdict(result, "stale_checkpoint", [
+      "bundle",
+      "anchored",
+      "leaf",
+      "account",
+      "chain",
+      "checkpoint",
+    ]);
     expect(result.onChain?.memoryCount).toBe(8);
     expectVerdict(
       await verifyBundle(await bundleOf(log, 2, signature), { rpcUrl: chain.url }),
