@@ -32,6 +32,7 @@ import { registerGetInfo } from "./routes/info/get.js";
 import { registerDeleteKeys } from "./routes/keys/delete.js";
 import { registerGetKeys } from "./routes/keys/get.js";
 import { registerPostKeys } from "./routes/keys/post.js";
+import { registerGetLogCheckpoints } from "./routes/log/checkpoints.js";
 import { registerGetLogConsistency } from "./routes/log/consistency.js";
 import { registerGetLog } from "./routes/log/get.js";
 import { registerMcp } from "./routes/mcp/post.js";
@@ -45,6 +46,7 @@ import { registerGetMemoryProof } from "./routes/memories/proof.js";
 import { registerPutMemory } from "./routes/memories/put.js";
 import { registerSearchMemories } from "./routes/memories/search.js";
 import { registerVerifyMemory } from "./routes/memories/verify.js";
+import { registerGetNamespaces } from "./routes/namespaces/get.js";
 import { registerGetOwnerConsistency } from "./routes/owners/consistency.js";
 import { registerGetStaking } from "./routes/staking/get.js";
 import { registerPostStake } from "./routes/staking/stake.js";
@@ -74,6 +76,8 @@ const routeRegistrations: readonly ((app: App, deps: AppDeps, services: Services
   registerVerifyMemory,
   registerGetLog,
   registerGetLogConsistency,
+  registerGetLogCheckpoints,
+  registerGetNamespaces,
   registerGetOwnerConsistency,
   registerGetEvents,
   registerMcp,

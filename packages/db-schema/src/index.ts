@@ -65,6 +65,7 @@ export {
   getMemoryAtLatestCheckpoint,
   insertAnchoredCheckpoint,
   latestAnchoredCheckpoint,
+  listAnchoredCheckpoints,
   type MemoryAtCheckpoint,
   type NewAnchoredCheckpoint,
 } from "./queries/checkpoints.js";
@@ -151,6 +152,11 @@ export {
   type MemoryReadOptions,
   namespaceUnder,
 } from "./queries/memories/read.js";
+export {
+  listNamespaces,
+  type NamespaceCount,
+  type NamespaceListOptions,
+} from "./queries/namespaces.js";
 export {
   consumeNonce,
   deleteExpiredNonces,

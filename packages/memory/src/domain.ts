@@ -9,6 +9,7 @@ import type { Database } from "@verifiable-memory/db-schema";
 import type { MasterKeyring } from "@verifiable-memory/envelope-crypto";
 import { AppendQueue } from "./append-queue.js";
 import { DataKeys } from "./caller.js";
+import { LogOverviewService } from "./log-overview.js";
 import { MemoryService } from "./memories.js";
 import { type AnchorChain, ProofService } from "./proofs.js";
 import { RecallCache } from "./recall/cache.js";
@@ -22,6 +23,8 @@ export interface MemoryDomain {
   readonly recall: RecallCache;
   readonly memories: MemoryService;
   readonly proofs: ProofService;
+  /** Anchored checkpoints and namespaces with counts (the console's overviews). */
+  readonly overview: LogOverviewService;
 }
 
 /**
@@ -52,5 +55,6 @@ export function createMemoryDomain(deps: {
   const dataKeys = new DataKeys(deps.masterKeys);
   const memories = new MemoryService({ db: deps.db, clock: deps.clock, appendQueue, recall });
   const proofs = new ProofService(deps.db, deps.chain);
-  return { appendQueue, dataKeys, recall, memories, proofs };
+  const overview = new LogOverviewService(deps.db);
+  return { appendQueue, dataKeys, recall, memories, proofs, overview };
 }

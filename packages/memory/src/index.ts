@@ -33,6 +33,12 @@ export {
   type OpenFeedInput,
 } from "./events.js";
 export {
+  type CheckpointView,
+  LogOverviewService,
+  type NamespaceView,
+  type OverviewPageInput,
+} from "./log-overview.js";
+export {
   checkMasterKeys,
   MissingMasterKeyError,
   type RotationOptions,

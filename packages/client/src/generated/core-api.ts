@@ -285,6 +285,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/log/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's anchored checkpoints, newest first */
+        get: operations["listLogCheckpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's namespaces with their memory counts */
+        get: operations["listNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/owners/{owner}/consistency": {
         parameters: {
             query?: never;
@@ -703,6 +737,36 @@ export interface components {
             fromRoot: string;
             toRoot: string;
             proof: string[];
+        };
+        AnchoredCheckpointPage: {
+            items: components["schemas"]["AnchoredCheckpoint"][];
+            nextCursor: string | null;
+        };
+        AnchoredCheckpoint: {
+            /** @description the tree size committed */
+            treeSize: number;
+            /** @description the root at that size, lowercase hex */
+            rootHash: string;
+            /** @description the commitment account's nonce after it */
+            nonce: number;
+            /** @description the commit transaction's signature, base58 */
+            signature: string;
+            /** @description the slot it landed in (null: not recorded) */
+            slot: number | null;
+            /** @description when it was seen confirmed */
+            anchoredAt: string;
+        };
+        NamespacePage: {
+            items: components["schemas"]["NamespaceCount"][];
+            nextCursor: string | null;
+        };
+        NamespaceCount: {
+            /** @description the namespace; null for the memories written without one */
+            namespace: string | null;
+            /** @description live, current memories in it */
+            count: number;
+            /** @description creation time of the newest of them */
+            lastWrittenAt: string;
         };
         OwnerConsistencyProof: {
             /** @description the owner's wallet public key, base58 */
@@ -2433,6 +2497,148 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConsistencyProof"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests with this credential */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the limit admits another request (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: an unexpected failure (no detail; the request id is in the message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLogCheckpoints: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of anchored checkpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnchoredCheckpointPage"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests with this credential */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the limit admits another request (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: an unexpected failure (no detail; the request id is in the message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listNamespaces: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description only namespaces starting with this (leaves out the null namespace) */
+                prefix?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of namespaces, sorted by name (null first) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespacePage"];
                 };
             };
             /** @description invalid_request */

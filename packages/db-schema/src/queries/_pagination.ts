@@ -71,6 +71,24 @@ export function decodeNumberCursor(kind: string, cursor: string): number {
   return position as number;
 }
 
+/** Encodes a text position (a name, or null for the unnamed group) as a cursor of list `kind`. */
+export function encodeTextCursor(kind: string, position: string | null): string {
+  return Buffer.from(JSON.stringify([kind, position])).toString("base64url");
+}
+
+/**
+ * Decodes a cursor of {@link encodeTextCursor} for list `kind`.
+ * @throws InvalidCursorError when it was not issued for this list.
+ */
+export function decodeTextCursor(kind: string, cursor: string): string | null {
+  const parsed = parseCursor(cursor);
+  const [k, position] = parsed;
+  if (parsed.length !== 2 || k !== kind || (position !== null && typeof position !== "string")) {
+    throw new InvalidCursorError();
+  }
+  return position;
+}
+
 /** Splits `limit + 1` fetched rows into a page, building the next cursor from the last item. */
 export function toPage<T>(rows: T[], limit: number, cursorOf: (last: T) => string): Page<T> {
   if (rows.length <= limit) {

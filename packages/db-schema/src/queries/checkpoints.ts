@@ -10,6 +10,14 @@ import { and, eq } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { type AnchoredCheckpoint, anchoredCheckpoints } from "../schema/anchored-checkpoints.js";
 import type { Memory, WriterKind } from "../schema/memories.js";
+import {
+  decodeNumberCursor,
+  encodeNumberCursor,
+  type Page,
+  type PageOptions,
+  pageLimit,
+  toPage,
+} from "./_pagination.js";
 import { bytesOf, rawQuery } from "./_prepared.js";
 import { nodeSource, prefetchedNodeSource } from "./tree.js";
 
@@ -261,4 +269,28 @@ export async function getAnchoredCheckpointBySize(
     .where(and(eq(anchoredCheckpoints.userId, userId), eq(anchoredCheckpoints.treeSize, treeSize)))
     .limit(1);
   return rows[0] ?? null;
+}
+
+const CHECKPOINT_PAGE_SQL = `select ${CHECKPOINT_COLUMNS} from anchored_checkpoints
+  where user_id = $1 and tree_size < $2 order by tree_size desc limit $3`;
+
+/**
+ * One page of the user's anchored checkpoints, largest tree size (newest) first, `limit` per
+ * page (default 50); the cursor is the last tree size of the previous page (`GET
+ * /log/checkpoints`, docs/protocol.md §6.4). An index range scan of (user_id, tree_size).
+ * @throws RangeError on a bad `limit`; InvalidCursorError on a cursor of another list.
+ */
+export async function listAnchoredCheckpoints(
+  db: Executor,
+  userId: string,
+  options: PageOptions = {},
+): Promise<Page<AnchoredCheckpoint>> {
+  const limit = pageLimit(options.limit);
+  const before = options.cursor
+    ? decodeNumberCursor("checkpoints", options.cursor)
+    : Number.MAX_SAFE_INTEGER;
+  const rows = await rawQuery<RawCheckpoint>(db, CHECKPOINT_PAGE_SQL, [userId, before, limit + 1]);
+  return toPage(rows.map(checkpointOf), limit, (last) =>
+    encodeNumberCursor("checkpoints", last.treeSize),
+  );
 }
