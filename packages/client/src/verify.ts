@@ -1,10 +1,10 @@
 /**
  * `@verifiable-memory/client/verify`: checking a memory against the chain without trusting the API.
  *
- * A separate entry point because `@verifiable-memory/verifier` (the same checks as the `svc-verify` command)
- * uses Node modules (`node:crypto`, `Buffer`, `@solana/web3.js` for the PDA): importing
- * `@verifiable-memory/client` alone keeps a browser bundle free of them. Use this entry from Node (agents,
- * servers, scripts, auditors).
+ * A separate entry point, so that importing `@verifiable-memory/client` alone keeps a bundle free of
+ * `@verifiable-memory/verifier` (the same checks as the `svc-verify` command) and its hashing and
+ * chain code. It runs in Node.js (agents, servers, scripts, auditors) and, through the verifier's
+ * `"browser"` export condition, in browsers.
  *
  * Old bundles keep verifying: when a bundle was cut at an anchored size the chain has since moved
  * past, the RFC 9162 consistency proof between the two sizes is fetched from the API's public

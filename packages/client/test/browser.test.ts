@@ -1,7 +1,7 @@
 /**
  * The browser path stays browser-safe: `@verifiable-memory/client` bundles for the browser platform with
- * nothing from node:* and without @verifiable-memory/verifier (which needs node:crypto and Buffer; chain
- * verification is the separate `@verifiable-memory/client/verify` entry).
+ * nothing from node:* and without @verifiable-memory/verifier (chain verification is the separate
+ * `@verifiable-memory/client/verify` entry, so the SDK alone stays small).
  */
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
