@@ -5,6 +5,8 @@
  * (§9.2.6): `field: value` lines, a blank line dispatches, `:` starts a comment.
  * @module
  */
+import { SvcError } from "./errors.js";
+import type { RequestFetch } from "./http.js";
 
 /** The events the API sends. */
 export type MemoryEventType = "memory.created" | "memory.deleted" | "memory.anchored";
@@ -87,5 +89,69 @@ export async function* parseEventStream(
     }
   } finally {
     await reader.cancel().catch(() => {});
+  }
+}
+
+/** Where {@link streamEvents} connects: the API's base URL, the fetch and the current credential. */
+export interface EventConnection {
+  readonly baseUrl: string;
+  readonly transport: RequestFetch;
+  /** The bearer credential at the time of the call, or null (anonymous). */
+  readonly bearer: () => string | null;
+}
+
+/**
+ * Follows the caller's memory events: `GET /events` (docs/protocol.md §4.8 "Events"), its body
+ * read with {@link parseEventStream}. Ends when the server closes the stream or `options.signal`
+ * aborts.
+ * @throws SvcError for an error answer or no answer; SyntaxError from parseEventStream.
+ */
+export async function* streamEvents(
+  connection: EventConnection,
+  options: EventStreamOptions = {},
+): AsyncGenerator<MemoryEvent> {
+  const bearer = connection.bearer();
+  const url = new URL(`${connection.baseUrl}/events`);
+  for (const key of ["namespace", "namespacePrefix"] as const) {
+    const value = options[key];
+    if (value !== undefined) {
+      url.searchParams.set(key, value);
+    }
+  }
+  const headers: Record<string, string> = { accept: "text/event-stream" };
+  if (bearer !== null) {
+    headers.authorization = `Bearer ${bearer}`;
+  }
+  if (options.lastEventId !== undefined) {
+    headers["last-event-id"] = options.lastEventId;
+  }
+  let response: Response;
+  try {
+    response = await connection.transport(
+      new Request(url, {
+        headers,
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    );
+  } catch (error) {
+    if (options.signal?.aborted) {
+      return;
+    }
+    throw SvcError.network(error);
+  }
+  if (!response.ok || response.body === null) {
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    throw SvcError.fromResponse(response, body);
+  }
+  try {
+    yield* parseEventStream(response.body);
+  } catch (error) {
+    if (!options.signal?.aborted) {
+      throw error;
+    }
   }
 }

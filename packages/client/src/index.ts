@@ -4,15 +4,11 @@
  * openapi-fetch. Browser-safe: checking proofs against the chain is in `@verifiable-memory/client/verify`.
  * @module
  */
+export { type RawClient, unwrap } from "./calls.js";
 export {
-  BATCH_MAX_BODY_BYTES,
-  BATCH_MAX_ITEMS,
   type ClientOptions,
   createClient,
-  type RawClient,
-  type RememberManyOptions,
   type SvcClient,
-  unwrap,
   type WalletSignInOptions,
 } from "./client.js";
 export {
@@ -28,6 +24,7 @@ export {
   type MemoryEventType,
   parseEventStream,
 } from "./events.js";
+export type { GrantCalls } from "./grants.js";
 export {
   backoffMs,
   RETRIED_METHODS,
@@ -36,6 +33,14 @@ export {
   type RetryOptions,
   retryAfterMs,
 } from "./http.js";
+export type { KeyCalls } from "./keys.js";
+export type { LogCalls } from "./log.js";
+export {
+  BATCH_MAX_BODY_BYTES,
+  BATCH_MAX_ITEMS,
+  type MemoryCalls,
+  type RememberManyOptions,
+} from "./memories.js";
 export type {
   AdapterWallet,
   KeypairLike,
