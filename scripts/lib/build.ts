@@ -368,7 +368,8 @@ function externalPackages(links: Map<string, string>): Plugin {
   return {
     name: "svc-external-packages",
     setup(build) {
-      build.onResolve({ filter: /^[^./]/ }, (args) => {
+      // Bare specifiers only: not relative, not absolute, not a package's own `#imports`.
+      build.onResolve({ filter: /^[^./#]/ }, (args) => {
         if (args.path.startsWith("@verifiable-memory/") || isBuiltin(args.path)) {
           return undefined;
         }
