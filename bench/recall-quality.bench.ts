@@ -1,0 +1,250 @@
+/**
+ * Retrieval quality on LoCoMo (Maharana et al., "Evaluating Very Long-Term Conversational Memory
+ * of LLM Agents", ACL 2024), through the real HTTP API: core-api on PostgreSQL, a signed-in
+ * wallet, `POST /memories/batch` and `POST /memories/search`. The protocol (docs/performance.md
+ * "Retrieval quality"): every dialog turn becomes one memory, content
+ * `"<speaker> (<session date>): <text>"` plus ` [shares a photo: <caption>]` when the turn has
+ * one, `metadata: { diaId }`, one namespace per conversation; each question of categories 1–4 is
+ * asked with `limit: 10` in its conversation's namespace; recall@k is the share of the question's
+ * evidence turns among the first k results, averaged over the questions. No LLM anywhere.
+ *
+ * The data is read at run time from `LOCOMO_PATH` (default `../shared/eval/locomo-dev.json`
+ * beside the repository) and never copied into the repository (CC BY-NC 4.0); without it the
+ * section says so and is skipped. Each variant (a rank, and the core-api configuration it runs
+ * under) gets its own app over the same database, so every figure comes from the same memories.
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadConfig } from "@verifiable-memory/core-api";
+import { createDatabase } from "@verifiable-memory/db-schema";
+import { type Figure, median, printFigures } from "./lib.js";
+import {
+  BENCH_ENV,
+  benchDatabase,
+  newWallet,
+  postJson,
+  serveCoreApi,
+  signIn,
+} from "./sign-in.bench.js";
+
+const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const LOCOMO_PATH = resolve(
+  repositoryRoot,
+  process.env.LOCOMO_PATH ?? "../shared/eval/locomo-dev.json",
+);
+const KS = [1, 5, 10] as const;
+const BATCH = 256;
+/** Question categories of LoCoMo; 5 (adversarial: no answer in the conversation) is skipped. */
+const CATEGORIES: Readonly<Record<number, string>> = {
+  1: "multi-hop",
+  2: "temporal",
+  3: "open-domain",
+  4: "single-hop",
+};
+
+interface Turn {
+  readonly speaker: string;
+  readonly dia_id: string;
+  readonly text: string;
+  readonly blip_caption?: string;
+}
+
+interface Question {
+  readonly question: string;
+  readonly evidence: readonly string[];
+  readonly category: number;
+}
+
+interface Conversation {
+  readonly sample_id: string;
+  readonly conversation: Readonly<Record<string, unknown>>;
+  readonly qa: readonly Question[];
+}
+
+/** One way of asking: a rank and the core-api environment it runs under. */
+export interface QualityVariant {
+  readonly label: string;
+  readonly rank: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** recall@1/5/10 per category and overall, and each search's latency. */
+interface QualityResult {
+  readonly recall: Map<string, { questions: number; sums: number[] }>;
+  readonly latencies: number[];
+}
+
+/** The memories of one conversation, in dialog order. */
+function memoriesOf(sample: Conversation): { content: string; metadata: { diaId: string } }[] {
+  const { conversation } = sample;
+  const sessions = Object.keys(conversation)
+    .map((key) => /^session_(\d+)$/.exec(key))
+    .filter((match) => match !== null)
+    .map((match) => Number(match[1]))
+    .sort((a, b) => a - b);
+  return sessions.flatMap((n) => {
+    const date = conversation[`session_${n}_date_time`] as string;
+    return (conversation[`session_${n}`] as Turn[]).map((turn) => ({
+      content:
+        `${turn.speaker} (${date}): ${turn.text}` +
+        (turn.blip_caption ? ` [shares a photo: ${turn.blip_caption}]` : ""),
+      metadata: { diaId: turn.dia_id },
+    }));
+  });
+}
+
+/** The namespace of a conversation. */
+function namespaceOf(sample: Conversation): string {
+  return `locomo/${sample.sample_id}`;
+}
+
+/** Writes every conversation's turns through `POST /memories/batch`. */
+async function store(
+  url: string,
+  headers: Record<string, string>,
+  samples: readonly Conversation[],
+): Promise<number> {
+  let stored = 0;
+  for (const sample of samples) {
+    const items = memoriesOf(sample).map((m) => ({ ...m, namespace: namespaceOf(sample) }));
+    for (let start = 0; start < items.length; start += BATCH) {
+      const res = await postJson<unknown>(
+        `${url}/memories/batch`,
+        { items: items.slice(start, start + BATCH) },
+        headers,
+      );
+      if (res.status !== 201) {
+        throw new Error(`POST /memories/batch: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      stored += Math.min(BATCH, items.length - start);
+    }
+  }
+  return stored;
+}
+
+/** Asks every question of categories 1–4 through `POST /memories/search`. */
+async function evaluate(
+  url: string,
+  headers: Record<string, string>,
+  samples: readonly Conversation[],
+  rank: string,
+): Promise<QualityResult> {
+  const recall = new Map<string, { questions: number; sums: number[] }>();
+  const latencies: number[] = [];
+  const count = (key: string, found: number[]) => {
+    const row = recall.get(key) ?? { questions: 0, sums: KS.map(() => 0) };
+    row.questions++;
+    found.forEach((value, i) => {
+      row.sums[i] = (row.sums[i] as number) + value;
+    });
+    recall.set(key, row);
+  };
+  for (const sample of samples) {
+    for (const qa of sample.qa) {
+      const category = CATEGORIES[qa.category];
+      if (category === undefined || qa.evidence.length === 0) {
+        continue;
+      }
+      const t0 = performance.now();
+      const res = await postJson<{ items: { metadata: { diaId?: string } }[] }>(
+        `${url}/memories/search`,
+        { query: qa.question, rank, limit: 10, namespace: namespaceOf(sample) },
+        headers,
+      );
+      latencies.push(performance.now() - t0);
+      if (res.status !== 200) {
+        throw new Error(`POST /memories/search: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      const ids = res.body.items.map((item) => item.metadata.diaId);
+      const evidence = new Set(qa.evidence);
+      const found = KS.map(
+        (k) => ids.slice(0, k).filter((id) => id !== undefined && evidence.has(id)).length,
+      ).map((hits) => hits / evidence.size);
+      count(category, found);
+      count("overall", found);
+    }
+  }
+  return { recall, latencies };
+}
+
+/** recall@k of `result` for `key` ("overall" or a category name). */
+function recallAt(result: QualityResult, key: string, k: (typeof KS)[number]): number {
+  const row = result.recall.get(key);
+  return row === undefined ? 0 : (row.sums[KS.indexOf(k)] as number) / row.questions;
+}
+
+function printQuality(label: string, result: QualityResult): void {
+  console.log(`\n### ${label}`);
+  console.log("category    | questions | recall@1 | recall@5 | recall@10");
+  console.log("------------|-----------|----------|----------|----------");
+  for (const key of [...Object.values(CATEGORIES), "overall"]) {
+    const row = result.recall.get(key);
+    if (row === undefined) {
+      continue;
+    }
+    const cells = KS.map((k) => recallAt(result, key, k).toFixed(3).padStart(8));
+    console.log(`${key.padEnd(11)} | ${String(row.questions).padStart(9)} | ${cells.join(" | ")}`);
+  }
+  console.log(`p50 latency per search: ${median(result.latencies).toFixed(2)} ms`);
+}
+
+/**
+ * The variants measured: `relevance` (BM25) as configured, and with `RECALL_LANGUAGE=none`
+ * (words as before the lexical analyser) as the same-run baseline.
+ */
+function variants(): QualityVariant[] {
+  return [{ label: "relevance", rank: "relevance", env: {} }];
+}
+
+/** Runs the benchmark and prints its figures. */
+export async function run(): Promise<void> {
+  console.log("\n## recall quality (LoCoMo)");
+  if (!existsSync(LOCOMO_PATH)) {
+    console.log(`skipped: ${LOCOMO_PATH} not found (set LOCOMO_PATH to a LoCoMo JSON file)`);
+    return;
+  }
+  const samples = JSON.parse(await readFile(LOCOMO_PATH, "utf8")) as Conversation[];
+  console.log(`${LOCOMO_PATH}: ${samples.length} conversations`);
+  const database = await benchDatabase("quality");
+  const handle = createDatabase({ url: database.url, max: 8 });
+  try {
+    const results = new Map<string, QualityResult>();
+    let headers: Record<string, string> | undefined;
+    for (const variant of variants()) {
+      const config = loadConfig({ ...BENCH_ENV, ...variant.env, DATABASE_URL: database.url });
+      const served = await serveCoreApi(handle.db, config);
+      try {
+        if (headers === undefined) {
+          const { token } = await signIn(served.url, newWallet());
+          headers = { authorization: `Bearer ${token}` };
+          const stored = await store(served.url, headers, samples);
+          console.log(`${stored} memories stored`);
+        }
+        const result = await evaluate(served.url, headers, samples, variant.rank);
+        results.set(variant.label, result);
+        printQuality(variant.label, result);
+      } finally {
+        await served.close();
+      }
+    }
+    const figures: Figure[] = [];
+    const relevance = results.get("relevance");
+    if (relevance !== undefined) {
+      figures.push({
+        name: "relevance recall@10, overall",
+        value: recallAt(relevance, "overall", 10),
+        baseline: 1,
+        unit: "",
+        baselineName: "every evidence turn found",
+        target: "≥ 0.60",
+      });
+    }
+    printFigures("recall quality (LoCoMo): targets", figures);
+  } finally {
+    await handle.close();
+    await database.close();
+  }
+}
