@@ -106,3 +106,9 @@ export function flag(fallback: boolean) {
     .transform((value) => value === "true")
     .default(fallback);
 }
+
+/**
+ * `RECALL_LANGUAGE`: the language of relevance ranking's lexical analyser (docs/protocol.md §4.5
+ * "Recall"): `en` (English stop words and Porter stems; the default) or `none` (plain words).
+ */
+export const recallLanguage = z.enum(["en", "none"]).default("en");

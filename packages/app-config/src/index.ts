@@ -15,6 +15,7 @@ export {
   port,
   positiveInt,
   previousMasterKeys,
+  recallLanguage,
   siwsChainId,
   siwsDomain,
   url,

@@ -13,6 +13,7 @@ import { LogOverviewService } from "./log-overview.js";
 import { MemoryService } from "./memories.js";
 import { type AnchorChain, ProofService } from "./proofs.js";
 import { RecallCache } from "./recall/cache.js";
+import type { RecallLanguage } from "./recall/lexical-analyser.js";
 
 /** The memory services of one process. */
 export interface MemoryDomain {
@@ -34,6 +35,7 @@ export interface MemoryDomain {
  * @param deps.masterKeys the key-encryption keys that wrap users' data keys (current and previous).
  * @param deps.recallCacheMaxBytes bound of the decrypted recall cache, bytes (0 disables it).
  * @param deps.recallSegmentLeaves leaves per sealed recall segment (default 4 096; 0: none).
+ * @param deps.recallLanguage the language of relevance ranking (default `en`).
  * @param deps.chain where anchored roots are read for `verify` (docs/protocol.md §7 "convenience verify").
  * @throws RangeError for a malformed bound (from the services' constructors).
  */
@@ -43,6 +45,7 @@ export function createMemoryDomain(deps: {
   readonly masterKeys: MasterKeyring;
   readonly recallCacheMaxBytes: number;
   readonly recallSegmentLeaves?: number;
+  readonly recallLanguage?: RecallLanguage;
   readonly chain: AnchorChain;
 }): MemoryDomain {
   const recall = new RecallCache({
@@ -50,6 +53,7 @@ export function createMemoryDomain(deps: {
     clock: deps.clock,
     maxBytes: deps.recallCacheMaxBytes,
     ...(deps.recallSegmentLeaves === undefined ? {} : { segmentLeaves: deps.recallSegmentLeaves }),
+    ...(deps.recallLanguage === undefined ? {} : { language: deps.recallLanguage }),
   });
   const appendQueue = new AppendQueue(deps.db);
   const dataKeys = new DataKeys(deps.masterKeys);

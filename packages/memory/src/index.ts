@@ -76,7 +76,13 @@ export {
   type VerifyView,
 } from "./proofs.js";
 export { RecallCache } from "./recall/cache.js";
-export { BM25_B, BM25_K1, queryTerms } from "./recall/relevance.js";
+export {
+  type LexicalAnalyser,
+  lexicalAnalyser,
+  RECALL_LANGUAGES,
+  type RecallLanguage,
+} from "./recall/lexical-analyser.js";
+export { BM25_B, BM25_K1 } from "./recall/relevance.js";
 export type { MemoryWriter, RecallCursor, RecallQuery, RecallResult } from "./recall/types.js";
 export {
   ContentSchema,

@@ -24,6 +24,7 @@ import {
 import { decryptBody } from "@verifiable-memory/envelope-crypto";
 import { SALT_BYTES } from "../memory-body.js";
 import { openSegment, sealSegment } from "../segments.js";
+import { type LexicalAnalyser, lexicalAnalyser, type RecallLanguage } from "./lexical-analyser.js";
 import { segmentEntries } from "./log-segments.js";
 import { scan } from "./search.js";
 import { TAIL_ENTRIES } from "./text-blocks.js";
@@ -42,6 +43,11 @@ export interface RecallCacheOptions {
    * Default 4 096; 0 turns segments off (neither sealed nor read).
    */
   readonly segmentLeaves?: number;
+  /**
+   * The language of relevance ranking's lexical analyser (RECALL_LANGUAGE): `en` (default: English
+   * stop words, Porter stems) or `none` (plain words).
+   */
+  readonly language?: RecallLanguage;
   /** Rows per page of a load; default 10 000. */
   readonly pageSize?: number;
   /**
@@ -70,6 +76,7 @@ export class RecallCache {
   private readonly maxBytes: number;
   private readonly pageSize: number;
   private readonly overlapMs: number;
+  private readonly analyser: LexicalAnalyser;
   private evictions = 0;
   private readonly segmentLeaves: number;
   private segmentsSealed = 0;
@@ -84,6 +91,7 @@ export class RecallCache {
     this.pageSize = options.pageSize ?? 10_000;
     this.overlapMs = options.deletionOverlapMs ?? 300_000;
     this.segmentLeaves = options.segmentLeaves ?? 4096;
+    this.analyser = lexicalAnalyser(options.language ?? "en");
     if (!Number.isSafeInteger(this.segmentLeaves) || this.segmentLeaves < 0) {
       throw new RangeError(
         `segmentLeaves must be a non-negative integer, got ${this.segmentLeaves}`,
@@ -223,7 +231,7 @@ export class RecallCache {
   private async refresh(userId: string, dataKey: Uint8Array): Promise<UserLog> {
     const checkStartedAt = this.clock.now().getTime();
     const cached = this.logs.get(userId);
-    const log = cached ?? new UserLog(new Date(checkStartedAt - this.overlapMs));
+    const log = cached ?? new UserLog(new Date(checkStartedAt - this.overlapMs), this.analyser);
     const context = { userId, memoryId: "" };
     const add = (row: RecallRow) => {
       context.memoryId = row.id;

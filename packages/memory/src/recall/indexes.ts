@@ -1,16 +1,16 @@
 /**
  * The in-memory indexes of a user's cached log, each built on first use and extended as memories
- * arrive: the inverted index of relevance ranking (term → postings) and equality indexes over one
+ * arrive: the inverted index of relevance ranking (term → postings, and each memory's BM25
+ * length), the stop-word index a query of stop words only reads, and equality indexes over one
  * clear field each (scalar value → positions). Positions of deleted memories stay until the log
  * compacts (which drops every index): readers check {@link IndexedLog.isLive}. Plaintext terms
  * live in this process's memory only, like the texts they come from.
  * @module
  */
 import type { EqualityCondition, IndexedField } from "../memory-filter.js";
+import type { LexicalAnalyser } from "./lexical-analyser.js";
 import { STRING_BYTES } from "./sizes.js";
 import type { Metadata } from "./types.js";
-
-const TERM_RUN = /[\p{L}\p{N}]+/gu;
 
 /** One term's postings: the positions holding it (ascending) and how often each holds it. */
 export class Postings {
@@ -49,20 +49,27 @@ export class Postings {
 }
 
 /**
- * The inverted index of one user's log for relevance ranking: term → postings, over the
- * lower-cased texts, terms being maximal runs of letters and digits (relevance.ts).
+ * An inverted index of one user's log: term → postings, the terms of each memory as an analyser
+ * gives them (lexical-analyser.ts), with each memory's BM25 document length (its terms, counted
+ * with repeats) and their sum over the live memories.
  */
 export class TermIndex {
   readonly terms = new Map<string, Postings>();
+  /** Document length of each indexed position (0 once deleted). */
+  lengths: number[] = [];
+  /** Document lengths of the live indexed memories, together. */
+  liveLength = 0;
   /** Positions below this one are indexed. */
   indexed = 0;
-  /** Estimated bytes (map entries, term strings, postings). */
+  /** Estimated bytes (map entries, term strings, postings, lengths). */
   bytes = 0;
 
-  /** Indexes the lower-cased `text` of the memory at `position`. */
+  /** @param analyse calls `term` for each term of a text and returns its document length. */
+  constructor(private readonly analyse: (text: string, term: (term: string) => void) => number) {}
+
+  /** Indexes the `text` of the memory at `position` (above every one indexed before). */
   add(position: number, text: string): void {
-    for (const match of text.matchAll(TERM_RUN)) {
-      const term = match[0];
+    const length = this.analyse(text, (term) => {
       let postings = this.terms.get(term);
       if (!postings) {
         postings = new Postings();
@@ -70,6 +77,20 @@ export class TermIndex {
         this.bytes += 64 + STRING_BYTES + 2 * term.length + 4 * 6;
       }
       this.bytes += postings.add(position);
+    });
+    while (this.lengths.length < position) {
+      this.lengths.push(0);
+    }
+    this.lengths.push(length);
+    this.liveLength += length;
+    this.bytes += 8;
+  }
+
+  /** Takes the deleted memory at `position` out of {@link liveLength}. */
+  forget(position: number): void {
+    if (position < this.lengths.length) {
+      this.liveLength -= this.lengths[position] as number;
+      this.lengths[position] = 0;
     }
   }
 }
@@ -140,8 +161,8 @@ export interface IndexedLog {
   readonly namespaces: readonly (string | null)[];
   /** Whether the memory at `position` is live (not a tombstone). */
   isLive(position: number): boolean;
-  /** The lower-cased content of the memory at `position`. */
-  folded(position: number): string;
+  /** The content of the memory at `position`. */
+  content(position: number): string;
   /** Every memory's metadata, parsed. */
   parsedMetadata(): readonly Metadata[];
 }
@@ -150,26 +171,47 @@ export interface IndexedLog {
 export class LogIndexes {
   /** The inverted index of relevance ranking; null until first used. */
   private terms: TermIndex | null = null;
+  /** The stop words' postings (a query of stop words only); null until first used. */
+  private stops: TermIndex | null = null;
   /** Equality indexes by field ("namespace" or "metadata:" + key). */
   private readonly values = new Map<string, ValueIndex>();
 
   /** Estimated bytes of every index held. */
   bytes = 0;
 
-  /** The inverted index over the lower-cased texts, brought up to date with every memory of `log`. */
+  /** @param analyser makes the terms of the inverted and stop-word indexes. */
+  constructor(private readonly analyser: LexicalAnalyser) {}
+
+  /** The inverted index of the analyser's terms, brought up to date with every memory of `log`. */
   termIndex(log: IndexedLog): TermIndex {
-    if (this.terms === null) {
-      this.terms = new TermIndex();
-    }
-    const before = this.terms.bytes;
-    for (let position = this.terms.indexed; position < log.ids.length; position++) {
+    this.terms ??= new TermIndex((text, term) => this.analyser.terms(text, term));
+    return this.extend(this.terms, log);
+  }
+
+  /** The index of the analyser's stop-word terms, brought up to date with every memory of `log`. */
+  stopIndex(log: IndexedLog): TermIndex {
+    this.stops ??= new TermIndex((text, term) => {
+      this.analyser.stopTerms(text, term);
+      return 0;
+    });
+    return this.extend(this.stops, log);
+  }
+
+  /** Takes the deleted memory at `position` out of the inverted index's live length. */
+  forget(position: number): void {
+    this.terms?.forget(position);
+  }
+
+  private extend(index: TermIndex, log: IndexedLog): TermIndex {
+    const before = index.bytes;
+    for (let position = index.indexed; position < log.ids.length; position++) {
       if (log.isLive(position)) {
-        this.terms.add(position, log.folded(position));
+        index.add(position, log.content(position));
       }
     }
-    this.terms.indexed = log.ids.length;
-    this.bytes += this.terms.bytes - before;
-    return this.terms;
+    index.indexed = log.ids.length;
+    this.bytes += index.bytes - before;
+    return index;
   }
 
   /**

@@ -3,27 +3,30 @@
  * log's inverted index, the best `limit + 1` kept in a bounded sorted list.
  * @module
  */
-import { inverseDocumentFrequency, queryTerms, termScore } from "./relevance.js";
+import { inverseDocumentFrequency, termScore } from "./relevance.js";
 import type { RecallQuery, RecallResult } from "./types.js";
 import type { UserLog } from "./user-log.js";
 
 /**
- * Relevance ranking over the log's inverted index: each query term's postings give its live
- * document frequency and the BM25 contributions; the memories passing `accept` and coming after
- * the cursor are kept in a bounded sorted list of `limit + 1` (score, then leaf index, both
- * descending). `scanned` is every live memory.
+ * Relevance ranking over the log's inverted index: the query's terms (the log's analyser; a query
+ * of stop words only reads the stop-word index), each term's postings giving its live document
+ * frequency and the BM25 contributions; the memories passing `accept` and coming after the cursor
+ * are kept in a bounded sorted list of `limit + 1` (score, then leaf index, both descending).
+ * `scanned` is every live memory.
  */
 export function rankByRelevance(
   log: UserLog,
   query: RecallQuery,
   accept: (position: number) => boolean,
 ): RecallResult {
-  const index = log.termIndex();
+  const { terms, stop } = log.analyser.queryTerms(query.query ?? "");
+  const lengths = log.termIndex();
+  const index = stop ? log.stopIndex() : lengths;
   const live = log.liveCount;
-  const averageLength = live === 0 ? 0 : log.liveChars / live;
+  const averageLength = live === 0 ? 0 : lengths.liveLength / live;
   const scores = new Float64Array(log.ids.length);
   const touched: number[] = [];
-  for (const term of queryTerms(query.query ?? "")) {
+  for (const term of terms) {
     const postings = index.terms.get(term);
     if (!postings) {
       continue;
@@ -48,7 +51,7 @@ export function rankByRelevance(
         termScore(
           idf,
           postings.counts[i] as number,
-          log.lengths[position] as number,
+          lengths.lengths[position] as number,
           averageLength,
         );
     }

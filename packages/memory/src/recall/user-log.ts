@@ -12,6 +12,7 @@ import { writerFromColumns } from "../memory-leaf.js";
 import { type DecodedSegment, segmentContent, segmentEntry } from "../segment-format.js";
 import { LogIndexes, type PositionList, type TermIndex } from "./indexes.js";
 import { LeafHashes } from "./leaf-hashes.js";
+import type { LexicalAnalyser } from "./lexical-analyser.js";
 import { MetadataColumn } from "./metadata-column.js";
 import {
   blockTextBytes,
@@ -71,12 +72,8 @@ export class UserLog {
   private tailTextBytes: number[] = [];
   private tailChars = 0;
   private tombstones = 0;
-  /** Characters of each memory's lower-cased text (BM25 document length). */
-  lengths: number[] = [];
-  /** Characters of the live memories' lower-cased texts, together. */
-  liveChars = 0;
-  /** The inverted index and the equality indexes, each built on first use. */
-  private indexes = new LogIndexes();
+  /** The inverted, stop-word and equality indexes, each built on first use. */
+  private indexes: LogIndexes;
   /** Estimated bytes of the whole log. */
   bytes = LOG_BYTES;
   /** The newest leaf index ever added (deletions do not lower it). */
@@ -89,7 +86,16 @@ export class UserLog {
    */
   changes = 0;
 
-  constructor(public deletionsCheckedAt: Date) {}
+  /**
+   * @param deletionsCheckedAt deletions before this time are applied.
+   * @param analyser makes the terms of relevance ranking.
+   */
+  constructor(
+    public deletionsCheckedAt: Date,
+    readonly analyser: LexicalAnalyser,
+  ) {
+    this.indexes = new LogIndexes(analyser);
+  }
 
   /**
    * Appends a decrypted memory (its leaf index above every one held); a memory that supersedes
@@ -137,7 +143,7 @@ export class UserLog {
       stringBytes(text.content, text.ascii) +
       (folded === text.content ? 0 : stringBytes(folded, text.ascii));
     this.bytes += this.hashes.put(this.ids.length, leafHash, 1);
-    this.pushColumns(id, leafIndex, createdMs, metadataSize + textBytes, folded.length, attrs);
+    this.pushColumns(id, leafIndex, createdMs, metadataSize + textBytes, attrs);
     this.tailTexts.push(text.content);
     this.tailFolded.push(folded);
     this.tailAscii.push(text.ascii);
@@ -150,20 +156,17 @@ export class UserLog {
 
   /**
    * Appends one memory's columns (not its text, leaf hash or metadata): `size` is its estimated
-   * bytes so far, `foldedLength` the length of its lower-cased text.
+   * bytes so far.
    */
   private pushColumns(
     id: string,
     leafIndex: number,
     createdMs: number,
     size: number,
-    foldedLength: number,
     attrs: EntryAttributes,
   ): void {
     const total = ENTRY_BYTES + stringBytes(id, oneByte(id)) + size;
     this.ids.push(id);
-    this.lengths.push(foldedLength);
-    this.liveChars += foldedLength;
     this.leafIndexes.push(leafIndex);
     this.createdMs.push(createdMs);
     this.namespaces.push(attrs.namespace);
@@ -224,8 +227,6 @@ export class UserLog {
     for (let k = 0; k < count; k++) {
       const json = segment.metadataJson[k] as string;
       const id = segment.ids[k] as string;
-      const foldedLength =
-        (foldedEnds[k] as number) - (k === 0 ? 0 : (foldedEnds[k - 1] as number) + 1);
       const size =
         ENTRY_BYTES + stringBytes(id, oneByte(id)) + metadataBytes(json) + blockTextBytes(block, k);
       this.ids.push(id);
@@ -234,8 +235,6 @@ export class UserLog {
       this.namespaces.push(segment.namespaces[k] ?? null);
       this.supersedes.push(segment.supersedes[k] ?? null);
       this.metadata.pushJson(json);
-      this.lengths.push(foldedLength);
-      this.liveChars += foldedLength;
       this.supersededBy.push(null);
       this.writers.push(
         writerFromColumns(segment.writerKinds[k] ?? null, segment.writerKeyIds[k] ?? null),
@@ -408,7 +407,7 @@ export class UserLog {
     }
     this.sizes[position] = 0;
     this.changes++;
-    this.liveChars -= this.lengths[position] as number;
+    this.indexes.forget(position);
     this.ids[position] = "";
     this.metadata.clear(position);
     this.tombstones++;
@@ -448,13 +447,24 @@ export class UserLog {
   }
 
   /**
-   * The inverted index over the lower-cased texts, brought up to date with every memory held
-   * (built on the first relevance query, then extended as memories arrive; counted in `bytes`).
+   * The inverted index of the analyser's terms, brought up to date with every memory held (built
+   * on the first relevance query, then extended as memories arrive; counted in `bytes`).
    * Postings of deleted memories stay until compaction: readers check {@link isLive}.
    */
   termIndex(): TermIndex {
     const before = this.indexes.bytes;
     const index = this.indexes.termIndex(this);
+    this.bytes += this.indexes.bytes - before;
+    return index;
+  }
+
+  /**
+   * The index of the analyser's stop-word terms (a query of stop words only), built on first use
+   * as {@link termIndex}.
+   */
+  stopIndex(): TermIndex {
+    const before = this.indexes.bytes;
+    const index = this.indexes.stopIndex(this);
     this.bytes += this.indexes.bytes - before;
     return index;
   }
@@ -526,9 +536,7 @@ export class UserLog {
     this.tailChars = 0;
     this.tombstones = 0;
     this.bytes = LOG_BYTES;
-    this.lengths = [];
-    this.liveChars = 0;
-    this.indexes = new LogIndexes();
+    this.indexes = new LogIndexes(this.analyser);
     let next = 0;
     for (let position = 0; position < old.ids.length; position++) {
       if (old.sizes[position] === 0) {

@@ -13,8 +13,9 @@ import {
   Postings,
   ValueIndex,
 } from "../../src/recall/indexes.js";
+import { lexicalAnalyser } from "../../src/recall/lexical-analyser.js";
 
-/** A log of plain arrays: `texts[p]` lower-cased already; `dead` positions are tombstones. */
+/** A log of plain arrays; `dead` positions are tombstones. */
 function plainLog(
   texts: string[],
   metadata: Record<string, unknown>[],
@@ -30,7 +31,7 @@ function plainLog(
       return texts.map((_, p) => (p % 2 === 0 ? "even" : null));
     },
     isLive: (position) => !dead.has(position),
-    folded: (position) => texts[position] as string,
+    content: (position) => texts[position] as string,
     parsedMetadata: () => metadata,
   };
 }
@@ -76,7 +77,7 @@ describe("equality indexes", () => {
       [{ k: "x", j: 1 }, { k: "x" }, { k: "x", j: 1 }, { k: "y" }],
       new Set([2]),
     );
-    const indexes = new LogIndexes();
+    const indexes = new LogIndexes(lexicalAnalyser("en"));
     const both = [
       { field: { kind: "metadata", key: "k" }, value: "x" },
       { field: { kind: "metadata", key: "j" }, value: 1 },
@@ -101,7 +102,7 @@ describe("equality indexes", () => {
 
   it("build at most 16 per log; a further field is scanned", () => {
     const log = plainLog(["a"], [{}]);
-    const indexes = new LogIndexes();
+    const indexes = new LogIndexes(lexicalAnalyser("en"));
     for (let i = 0; i < MAX_VALUE_INDEXES - 1; i++) {
       expect(
         indexes.positionsWhere(log, [{ field: { kind: "metadata", key: `k${i}` }, value: 1 }]),
@@ -117,9 +118,9 @@ describe("equality indexes", () => {
 });
 
 describe("the inverted index", () => {
-  it("indexes maximal runs of letters and digits of live memories, extended as memories arrive", () => {
-    const log = plainLog(["cat-food, cat", "dog's 42", "cat"], [{}, {}, {}], new Set([2]));
-    const indexes = new LogIndexes();
+  it("indexes the analyser's terms of live memories with their lengths, extended as memories arrive", () => {
+    const log = plainLog(["Cat-food, cats", "the dog's 42", "cat"], [{}, {}, {}], new Set([2]));
+    const indexes = new LogIndexes(lexicalAnalyser("en"));
     const index = indexes.termIndex(log);
     const postingsOf = (term: string) => {
       const p = index.terms.get(term);
@@ -130,11 +131,19 @@ describe("the inverted index", () => {
           }
         : null;
     };
-    expect([...index.terms.keys()].sort()).toEqual(["42", "cat", "dog", "food", "s"]);
+    expect([...index.terms.keys()].sort()).toEqual(["42", "cat", "dog'", "food"]);
     expect(postingsOf("cat")).toEqual({ positions: [0], counts: [2] });
+    expect(index.lengths).toEqual([3, 2]);
+    expect(index.liveLength).toBe(5);
     log.texts.push("the cat");
     expect(indexes.termIndex(log)).toBe(index);
     expect(postingsOf("cat")).toEqual({ positions: [0, 3], counts: [2, 1] });
     expect(index.indexed).toBe(4);
+    expect(index.lengths).toEqual([3, 2, 0, 1]);
+    indexes.forget(0);
+    expect(index.liveLength).toBe(3);
+    const stops = indexes.stopIndex(log);
+    expect([...stops.terms.keys()]).toEqual(["\u0000the"]);
+    expect(stops.terms.get("\u0000the")?.length).toBe(2);
   });
 });

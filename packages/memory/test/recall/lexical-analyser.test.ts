@@ -13,7 +13,7 @@ import {
   MAX_QUERY_TERMS,
   STOP_TERM,
   words,
-} from "../src/lexical-analyser.js";
+} from "../../src/recall/lexical-analyser.js";
 
 const segmenter = new Intl.Segmenter("en", { granularity: "word" });
 
@@ -132,7 +132,9 @@ describe("en", () => {
       (
         JSON.parse(
           readFileSync(
-            require.resolve(`${name}/package.json`, { paths: [`${import.meta.dirname}/../src`] }),
+            require.resolve(`${name}/package.json`, {
+              paths: [`${import.meta.dirname}/../../src`],
+            }),
             "utf8",
           ),
         ) as { version: string }

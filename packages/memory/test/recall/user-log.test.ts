@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { lexicalAnalyser } from "../../src/recall/lexical-analyser.js";
 import { segmentEntries } from "../../src/recall/log-segments.js";
 import { BLOCK_ENTRIES } from "../../src/recall/text-blocks.js";
 import { UserLog } from "../../src/recall/user-log.js";
@@ -25,7 +26,7 @@ function memories(count: number, first = 0): Known[] {
 }
 
 function logOf(known: readonly Known[]): UserLog {
-  const log = new UserLog(new Date(0));
+  const log = new UserLog(new Date(0), lexicalAnalyser("en"));
   for (const m of known) {
     log.add(rowOf(m), m.content, isAsciiText(m.content));
   }
@@ -72,7 +73,7 @@ describe("UserLog entries", () => {
           known.map((m) => m.content),
         ),
       );
-      const whole = new UserLog(new Date(0));
+      const whole = new UserLog(new Date(0), lexicalAnalyser("en"));
       whole.addSegment(segment);
       expect(whole.bytes).toBe(one.bytes);
       expect(whole.lastLeafIndex).toBe(one.lastLeafIndex);
@@ -126,7 +127,7 @@ describe("UserLog deletions", () => {
 describe("UserLog supersession and segment ranges", () => {
   it("marks the superseded memory once, held or not", () => {
     const [first, second] = memories(2);
-    const log = new UserLog(new Date(0));
+    const log = new UserLog(new Date(0), lexicalAnalyser("en"));
     log.add(rowOf(first as Known), "v1", true);
     const changes = log.changes;
     log.add(rowOf(second as Known, (first as Known).id), "v2", true);
