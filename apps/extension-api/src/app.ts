@@ -44,7 +44,6 @@ function createServices(deps: AppDeps): Services {
     masterKeys: deps.config.masterKeys,
     recallCacheMaxBytes: deps.config.recallCacheMaxBytes,
     recallSegmentLeaves: deps.config.recallSegmentLeaves,
-    recallLanguage: deps.config.recallLanguage,
     chain:
       deps.chain ??
       rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId, deps.config.siws.chainId),

@@ -15,7 +15,6 @@ import {
   port,
   positiveInt,
   previousMasterKeys,
-  recallLanguage,
   siwsChainId,
   url,
 } from "@verifiable-memory/app-config";
@@ -58,7 +57,6 @@ const schema = z
       .min(0)
       .default(256 * 1024 * 1024),
     RECALL_SEGMENT_LEAVES: z.coerce.number().int().min(0).max(1_048_576).default(4096),
-    RECALL_LANGUAGE: recallLanguage,
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
     TRUST_PROXY: flag(false),
@@ -91,8 +89,6 @@ export interface Config {
   readonly recallCacheMaxBytes: number;
   /** Leaves per sealed recall segment (RECALL_SEGMENT_LEAVES; 0: no segments). */
   readonly recallSegmentLeaves: number;
-  /** The language of relevance ranking (RECALL_LANGUAGE: `en` or `none`). */
-  readonly recallLanguage: "en" | "none";
   /**
    * Requests a minute per client IP on the connect routes and per extension session on the
    * authenticated ones (docs/protocol.md §12); 0 turns a limit off.
@@ -132,7 +128,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     programId: v.SERVICE_PROGRAM_ID,
     recallCacheMaxBytes: v.RECALL_CACHE_MAX_BYTES,
     recallSegmentLeaves: v.RECALL_SEGMENT_LEAVES,
-    recallLanguage: v.RECALL_LANGUAGE,
     rateLimits: {
       anonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
       authenticatedPerMinute: v.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,
