@@ -1,9 +1,9 @@
 /**
- * One cold recall in a process of its own (run by memories.bench.ts at 1 000 000 memories), so
- * that its peak RSS is the load's own: connects to RECALL_DATABASE_URL, searches RECALL_USER_ID's
- * log with a fresh RecallCache (data key RECALL_DATA_KEY, hex) for RECALL_QUERY, and prints one
- * JSON line `{ coldMs, items, rssBeforeMiB, peakMiB, cachedMiB }` (RSS from /proc/self/status;
- * null off Linux).
+ * One cold recall in a process of its own (run by bench/memories/cold-million.ts at 1 000 000
+ * memories), so that its peak RSS is the load's own: connects to RECALL_DATABASE_URL, searches
+ * RECALL_USER_ID's log with a fresh RecallCache (data key RECALL_DATA_KEY, hex) for
+ * RECALL_QUERY, and prints one JSON line `{ coldMs, items, rssBeforeMiB, peakMiB, cachedMiB }`
+ * (RSS from /proc/self/status; null off Linux).
  * @module
  */
 import { systemClock } from "@verifiable-memory/auth";

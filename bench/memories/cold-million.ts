@@ -1,0 +1,106 @@
+/**
+ * The cold recall figure at 1 000 000 memories of one user (BENCH_MILLION): the first recall of
+ * a fresh process (bench/recall-cold-child.ts) beside one raw per-row fetch-all + decrypt, with
+ * the process's peak RSS and the cache's estimate of the log.
+ * @module
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { systemClock } from "@verifiable-memory/auth";
+import type { DatabaseHandle } from "@verifiable-memory/db-schema";
+import { RecallCache } from "@verifiable-memory/memory";
+import { type Figure, percentile, timeRuns } from "../lib.js";
+import { type BenchUser, memoryText, NEEDLE, rawFetchAndDecrypt, rawScan, seed } from "./common.js";
+
+/** Fresh processes, each loading the log cold once. */
+const COLD_STARTS_BIG = 3;
+const execFileAsync = promisify(execFile);
+
+/** One cold recall measured by bench/recall-cold-child.ts in a process of its own. */
+interface ChildColdLoad {
+  readonly coldMs: number;
+  readonly items: number;
+  readonly rssBeforeMiB: number | null;
+  readonly peakMiB: number | null;
+  readonly cachedMiB: number;
+}
+
+/**
+ * Cold recall at BENCH_MILLION memories (issue 22 item 5; default 1 000 000, 0 skips): one user's
+ * memories written through MemoryService and sealed into segments; then {@link COLD_STARTS_BIG}
+ * first recalls, each in a fresh process (so that its peak RSS is the load's own), beside one raw
+ * per-row fetch-all + decrypt of the same rows; the process's peak RSS beside its RSS before the
+ * load; the cache's estimate of the log beside the plaintexts' UTF-8 bytes.
+ */
+export async function millionFigures(
+  pg: DatabaseHandle,
+  databaseUrl: string,
+  user: BenchUser,
+  count: number,
+): Promise<Figure[]> {
+  const contents = Array.from({ length: count }, (_, i) => memoryText(i));
+  await seed(pg.db, user, contents);
+  const sealer = new RecallCache({ db: pg.db, clock: systemClock, maxBytes: 0 });
+  const segments = await sealer.seal(user.userId, user.dataKey);
+  const expected = rawScan(contents, NEEDLE, 20).length;
+  const plaintextMiB = contents.reduce((sum, c) => sum + Buffer.byteLength(c), 0) / 2 ** 20;
+  contents.length = 0;
+  const loads: ChildColdLoad[] = [];
+  for (let i = 0; i < COLD_STARTS_BIG; i++) {
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ["--import", "tsx", "bench/recall-cold-child.ts"],
+      {
+        env: {
+          ...process.env,
+          RECALL_DATABASE_URL: databaseUrl,
+          RECALL_USER_ID: user.userId,
+          RECALL_DATA_KEY: Buffer.from(user.dataKey).toString("hex"),
+          RECALL_QUERY: NEEDLE,
+        },
+        maxBuffer: 1 << 20,
+      },
+    );
+    const load = JSON.parse(stdout.trim().split("\n").pop() ?? "") as ChildColdLoad;
+    if (load.items !== expected) {
+      throw new Error(`cold recall at ${count}: ${load.items} of ${expected} matches`);
+    }
+    loads.push(load);
+  }
+  const raw = await timeRuns(() => rawFetchAndDecrypt(pg, user), 1, 0);
+  const n = count.toLocaleString("en-US");
+  const figures: Figure[] = [
+    {
+      name: `recall cold p50 at ${n} memories (fresh process, ${segments} sealed segments, ${COLD_STARTS_BIG} runs)`,
+      value: percentile(
+        loads.map((l) => l.coldMs),
+        50,
+      ),
+      baseline: percentile(raw, 50),
+      unit: "ms",
+      baselineName: "raw postgres.js per-row fetch-all + AES-GCM decrypt, 1 run",
+    },
+    {
+      name: `recall cache estimate of the ${n}-memory log`,
+      value: percentile(
+        loads.map((l) => l.cachedMiB),
+        50,
+      ),
+      baseline: plaintextMiB,
+      unit: "MiB",
+      baselineName: "the plaintexts' UTF-8 bytes",
+    },
+  ];
+  const peaks = loads.flatMap((l) => (l.peakMiB === null ? [] : [l.peakMiB]));
+  const before = loads.flatMap((l) => (l.rssBeforeMiB === null ? [] : [l.rssBeforeMiB]));
+  if (peaks.length > 0 && before.length > 0) {
+    figures.push({
+      name: "peak RSS (VmHWM) of the process of that cold recall",
+      value: percentile(peaks, 50),
+      baseline: percentile(before, 50),
+      unit: "MiB",
+      baselineName: "the same process before the load",
+    });
+  }
+  return figures;
+}
