@@ -6,11 +6,9 @@
  * export against the chain alone.
  */
 
-import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Keypair } from "@solana/web3.js";
@@ -20,8 +18,15 @@ import {
   startAnchoringChain,
 } from "../../../packages/client/test/_anchoring.js";
 import { startTestApp, type TestApp } from "../../core-api/test/helpers.js";
-
-const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "bin", "svc.js");
+import {
+  BIN,
+  type CliUser,
+  jsonError,
+  newCliUser as newUserUnder,
+  type RunOptions,
+  runSvc,
+  runSvcJson,
+} from "./_svc.js";
 
 let t: TestApp;
 let apiStopped = false;
@@ -57,80 +62,17 @@ async function anchorNow(): Promise<void> {
   await chain.anchorNow(t.db);
 }
 
-/** A user of the CLI: a home directory, a config directory and a Solana CLI keypair file. */
-interface CliUser {
-  readonly home: string;
-  readonly config: string;
-  readonly keypair: Keypair;
-  readonly keypairPath: string;
-}
-
-/** A fresh user, its keypair written where the Solana CLI keeps it (~/.config/solana/id.json). */
-async function newCliUser(): Promise<CliUser> {
-  const home = await mkdtemp(join(scratch, "home-"));
-  const keypair = Keypair.generate();
-  const keypairPath = join(home, ".config", "solana", "id.json");
-  await mkdir(dirname(keypairPath), { recursive: true });
-  await writeFile(keypairPath, JSON.stringify(Array.from(keypair.secretKey)));
-  return { home, config: join(home, "xdg"), keypair, keypairPath };
-}
-
-/** The outcome of one `svc` run. */
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs `svc args…` as `user` (its HOME and XDG_CONFIG_HOME; SVC_URL = the test API). */
-function svc(
+/** A fresh CLI user under this file's scratch directory. */
+const newCliUser = () => newUserUnder(scratch);
+/** Runs `svc args…` as `user` against the test API. */
+const svc = (user: CliUser, args: readonly string[], options?: RunOptions) =>
+  runSvc(t.url, user, args, options);
+/** Runs `svc … --json` as `user`, expects exit 0 and returns the parsed stdout. */
+const svcJson = <T = Record<string, unknown>>(
   user: CliUser,
   args: readonly string[],
-  options: { env?: Record<string, string>; stdin?: string } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: user.home,
-        XDG_CONFIG_HOME: user.config,
-        SVC_URL: t.url,
-        ...options.env,
-      },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? "");
-  });
-}
-
-/** Runs `svc … --json`, expects exit 0 and returns the parsed stdout. */
-async function svcJson<T = Record<string, unknown>>(
-  user: CliUser,
-  args: readonly string[],
-  options: { env?: Record<string, string>; stdin?: string } = {},
-): Promise<T> {
-  const run = await svc(user, [...args, "--json"], options);
-  expect(run.code, `svc ${args.join(" ")}: ${run.stderr}`).toBe(0);
-  return JSON.parse(run.stdout) as T;
-}
-
-/** The `{ error }` object a failed `--json` run prints on stderr. */
-function jsonError(run: Run): { code: string; message: string; status?: number } {
-  const parsed = JSON.parse(run.stderr.trim()) as {
-    error: { code: string; message: string; status?: number };
-  };
-  return parsed.error;
-}
+  options?: RunOptions,
+) => runSvcJson<T>(t.url, user, args, options);
 
 interface CreatedMemory {
   id: string;
@@ -392,64 +334,6 @@ describe("svc", () => {
 
     const badScope = await svc(owner, ["keys", "create", "--label", "x", "--scope", "all"]);
     expect(badScope.code).toBe(2);
-  });
-
-  it("watches memory events as JSON lines, from an event id, and stops with exit 0 on Ctrl-C", async () => {
-    const user = await newCliUser();
-    expect((await svc(user, ["login"])).code).toBe(0);
-    const first = await svcJson<{ id: string }>(user, [
-      "remember",
-      "watched one",
-      "--namespace",
-      "w/a",
-    ]);
-    const second = await svcJson<{ id: string }>(user, ["remember", "watched two"]);
-    const child = spawn(process.execPath, [BIN, "watch", "--since", "0", "--json"], {
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: user.home,
-        XDG_CONFIG_HOME: user.config,
-        SVC_URL: t.url,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    const events = await new Promise<{ id: string; type: string; data: { id: string } }[]>(
-      (resolve, reject) => {
-        child.on("error", reject);
-        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-          stdout += chunk;
-          const lines = stdout.split("\n").filter((line) => line !== "");
-          if (lines.length >= 2) {
-            resolve(lines.map((line) => JSON.parse(line)));
-          }
-        });
-      },
-    );
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    child.kill("SIGINT");
-    expect(await exited).toBe(0);
-    expect(events.map((e) => [e.type, e.data.id])).toEqual([
-      ["memory.created", first.id],
-      ["memory.created", second.id],
-    ]);
-    const filtered = await new Promise<string>((resolve) => {
-      const only = spawn(process.execPath, [BIN, "watch", "--since", "0", "--namespace", "w/a"], {
-        env: {
-          PATH: process.env.PATH ?? "",
-          HOME: user.home,
-          XDG_CONFIG_HOME: user.config,
-          SVC_URL: t.url,
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      only.stdout.setEncoding("utf8").once("data", (chunk: string) => {
-        only.kill("SIGINT");
-        resolve(chunk);
-      });
-    });
-    expect(filtered).toContain(`created ${first.id}`);
-    expect(filtered).toContain("[w/a]");
   });
 
   it("serves the memory tools to an MCP client over stdio with the stored credential (svc mcp)", async () => {
