@@ -1,14 +1,13 @@
 /**
- * Anchoring benchmark (docs/protocol.md §7 "sweep duration approaching ANCHOR_INTERVAL_MS means anchoring is
- * falling behind"): one anchor sweep over 1 000 active users (3 memories each, seeded with
- * appendMemories) against the local chain running as its own process (as under `pnpm start`),
- * with the default ANCHOR_MAX_IN_FLIGHT (8):
- * the first sweep creates every commitment account (initialize + commit), the second updates them
- * after one more write per user. Figures: users sealed per second, and sweep duration, each beside
- * the local chain's raw commit rate measured in the same run (sequential ChainClient.commit calls,
- * no database). Sizes: BENCH_ANCHOR_USERS (default 1000), BENCH_ANCHOR_BASELINE (default 150).
- * Database: DATABASE_URL's server when set, else an embedded PostgreSQL in a temporary directory;
- * a fresh database is created and dropped.
+ * Anchoring benchmark (docs/protocol.md §7.7 "Leader election and the anchor service's surface"):
+ * one anchor sweep over 1 000 active users (3 memories each, seeded with appendMemories) against
+ * the local chain running as its own process (as under `pnpm start`), with the default
+ * ANCHOR_MAX_IN_FLIGHT (8): the first sweep creates every commitment account (initialize + commit),
+ * the second updates them after one more write per user. Figures: users sealed per second, and
+ * sweep duration, each beside the local chain's raw commit rate measured in the same run
+ * (sequential ChainClient.commit calls, no database). Sizes: BENCH_ANCHOR_USERS (default 1000),
+ * BENCH_ANCHOR_BASELINE (default 150). Database: DATABASE_URL's server when set, else an embedded
+ * PostgreSQL in a temporary directory; a fresh database is created and dropped.
  * @module
  */
 import { spawn } from "node:child_process";

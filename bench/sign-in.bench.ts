@@ -1,5 +1,5 @@
 /**
- * Sign-in benchmark (issue 4 item 6), over real HTTP against a real core-api (createApp, served by
+ * Sign-in benchmark, over real HTTP against a real core-api (createApp, served by
  * @hono/node-server on 127.0.0.1, PostgreSQL underneath), with real ed25519 wallets (node:crypto):
  * - sign-in round trips/s: POST /auth/challenge + sign + POST /auth/verify, with 1 and 8 clients;
  * - the per-request cost of bearer resolution, JWT vs API key: GET /memories?limit=1 (the

@@ -1,5 +1,5 @@
 /**
- * Startup benchmark (issue 22 item 4): each app `pnpm start` runs, started the way `pnpm start`
+ * Startup benchmark: each app `pnpm start` runs, started the way `pnpm start`
  * starts it — its bundle from `pnpm build` with plain node (scripts/lib/processes.ts `startApp`) —
  * beside the same app from its sources through tsx (`node --import tsx apps/<app>/src/main.ts`,
  * as before the build existed), in the same run. Figures per app: the time from spawn to the

@@ -40,7 +40,7 @@ function rawFilter(
 }
 
 /**
- * The agent memory model's recall figures (issue 20 item 6), warm: relevance ranking (BM25 over
+ * The agent memory model's recall figures, warm: relevance ranking (BM25 over
  * the cache) beside the raw substring scan, and a filter-only query (`metadata: { n: 7 }`, no
  * text) beside a raw in-process filter over the same plaintexts and metadata; HTTP and in-process.
  */

@@ -26,7 +26,7 @@ interface ChildColdLoad {
 }
 
 /**
- * Cold recall at BENCH_MILLION memories (issue 22 item 5; default 1 000 000, 0 skips): one user's
+ * Cold recall at BENCH_MILLION memories (default 1 000 000, 0 skips): one user's
  * memories written through MemoryService and sealed into segments; then {@link COLD_STARTS_BIG}
  * first recalls, each in a fresh process (so that its peak RSS is the load's own), beside one raw
  * per-row fetch-all + decrypt of the same rows; the process's peak RSS beside its RSS before the

@@ -1,6 +1,6 @@
 /**
- * Issue 22 item 4: the production build. scripts/lib/build.ts bundles every process `pnpm start`
- * runs into a temporary output tree (the real `dist/` folders stay untouched, so a running
+ * The production build: scripts/lib/build.ts bundles every process `pnpm start` runs into a
+ * temporary output tree (the real `dist/` folders stay untouched, so a running
  * service is not disturbed), and the bundles run with plain node (scripts/lib/processes.ts
  * `startApp`, no tsx anywhere): the local chain (which loads the committed program `.so`),
  * core-api on an empty database (it applies the drizzle migrations found from the bundle, answers

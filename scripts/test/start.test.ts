@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 1: `pnpm start` survives a restart. The real `scripts/start.ts` runs twice on one
+ * `pnpm start` survives a restart. The real `scripts/start.ts` runs twice on one
  * temporary settings file and DATA_DIR (embedded PostgreSQL and local chain, never the machine's
  * DATABASE_URL or a CHAIN_RPC_URL): start, sign in with a real ed25519 wallet, write, wait until
  * anchored, write once more, SIGTERM (exit 0, everything stopped), start again, read every memory

@@ -1,6 +1,6 @@
 /**
  * The chain operations the anchor sweep uses: a structural subset of `@verifiable-memory/chain-commit`'s
- * ChainClient (docs/protocol.md §7 "One chain client in every mode"), so the sweep depends on nothing
+ * ChainClient (docs/protocol.md §7.4 "The chain client"), so the sweep depends on nothing
  * else and the client's typed errors pass through unchanged (ChainUnavailableError, NonceRaceError,
  * CountDecreasedError, ConfirmationTimeoutError, UnauthorizedAuthorityError,
  * InsufficientFundsError, TransactionFailedError).

@@ -1,7 +1,6 @@
 /**
- * Configuration of the anchor service, parsed once at startup with zod (docs/protocol.md §10 "Every
- * configuration value is validated at startup", §10 "Missing or malformed configuration value → the
- * process does not start"; docs/protocol.md §7, §10). Only main.ts reads `process.env`, through
+ * Configuration of the anchor service, parsed once at startup with zod (docs/protocol.md §10
+ * "Configuration"; docs/protocol.md §7, §10). Only main.ts reads `process.env`, through
  * {@link loadEnv}.
  * @module
  */

@@ -1,9 +1,8 @@
 /**
  * Leader election for the anchor worker: a PostgreSQL session-level advisory lock held on one
- * dedicated connection for the worker's life (docs/protocol.md §7 "Run exactly one anchor service";
- * docs/protocol.md §7 "Exactly one anchor worker acts at a time: others wait on a Postgres advisory
- * lock"). The server releases the lock when the holder's connection drops, including on kill -9,
- * so a standby that retries takes over.
+ * dedicated connection for the worker's life (docs/protocol.md §7.7 "Leader election and the anchor
+ * service's surface"). The server releases the lock when the holder's connection drops, including
+ * on kill -9, so a standby that retries takes over.
  * @module
  */
 import postgres from "postgres";

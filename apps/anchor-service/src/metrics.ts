@@ -1,10 +1,10 @@
 /**
- * Prometheus metrics of the anchor service, in their own prom-client Registry (docs/protocol.md §7
- * "Signals to monitor": authority balance, age of the oldest unanchored memory, batches in
- * `failed`, batches stuck in `submitted`, sweep duration, tree save conflicts; docs/protocol.md §7
- * `GET /metrics`). The database-derived gauges are computed at scrape time, so a standby instance
- * reports them too and they keep moving when anchoring has stopped. README.md (Operations) says
- * what each one means and when to alert.
+ * Prometheus metrics of the anchor service, in their own prom-client Registry (docs/protocol.md
+ * §7.7 "Leader election and the anchor service's surface": authority balance, age of the oldest
+ * unanchored memory, batches in `failed`, batches stuck in `submitted`, sweep duration, tree save
+ * conflicts; docs/protocol.md §7 `GET /metrics`). The database-derived gauges are computed at
+ * scrape time, so a standby instance reports them too and they keep moving when anchoring has
+ * stopped. README.md (Operations) says what each one means and when to alert.
  * @module
  */
 import {

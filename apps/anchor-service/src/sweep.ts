@@ -1,12 +1,11 @@
 /**
- * One anchor sweep (docs/protocol.md §7 "A separate anchor service periodically commits the log root", §7
- * Memory and Commit batch transitions, §1 "Chain read that fails … treated as unknown, never as
- * zero", §7 operational requirements; docs/protocol.md §7): seal every user whose pending leaves reached
- * SEAL_MAX_PENDING or whose oldest pending leaf reached SEAL_MAX_AGE_MS, and commit each sealed
- * user's current root to their commitment account, at most ANCHOR_MAX_IN_FLIGHT users at a time.
- * Memories are marked anchored only in the same transaction that records the confirmed batch and
- * its checkpoint, so a crash or a chain failure at any point never marks a memory anchored that
- * no confirmed commit covers.
+ * One anchor sweep (docs/protocol.md §7.6 "One user's anchoring and the commit batches", §7
+ * Memory and Commit batch transitions, §1.8 "Failed reads", §7 operational requirements;
+ * docs/protocol.md §7): seal every user whose pending leaves reached SEAL_MAX_PENDING or whose
+ * oldest pending leaf reached SEAL_MAX_AGE_MS, and commit each sealed user's current root to their
+ * commitment account, at most ANCHOR_MAX_IN_FLIGHT users at a time. Memories are marked anchored
+ * only in the same transaction that records the confirmed batch and its checkpoint, so a crash or a
+ * chain failure at any point never marks a memory anchored that no confirmed commit covers.
  * @module
  */
 import {

@@ -1,8 +1,10 @@
 /**
  * The anchor worker loop: every ANCHOR_INTERVAL_MS it makes sure it holds the leader lock and, if
- * so, runs one sweep (docs/protocol.md §7 "Anchor sweep interval", "Run exactly one anchor service"). An instance without the lock is a hot standby: it retries the lock every interval, so it
- * takes over within one interval after the leader's connection drops. Sweeps never overlap; a
- * sweep longer than the interval starts the next one at once (anchoring is falling behind).
+ * so, runs one sweep (docs/protocol.md §7.5 "Sealing policy", §7.7 "Leader election and the anchor
+ * service's surface"). An instance without the lock is a hot standby: it retries the lock every
+ * interval, so it takes over within one interval after the leader's connection drops. Sweeps never
+ * overlap; a sweep longer than the interval starts the next one at once (anchoring is falling
+ * behind).
  * @module
  */
 import type { Logger } from "pino";

@@ -1,8 +1,8 @@
 /**
- * The HTTP surface and the scrape-time metrics (docs/protocol.md §1 "Signals to monitor"; docs/protocol.md §7
- * `GET /metrics`): every signal is exposed, the database-derived gauges follow the database and
- * the injected clock, and `/readyz` tells a reachable, migrated database from the rest. Real
- * PostgreSQL; no chain needed.
+ * The HTTP surface and the scrape-time metrics (docs/protocol.md §7.7 "Leader election and the
+ * anchor service's surface"; docs/protocol.md §7 `GET /metrics`): every signal is exposed, the
+ * database-derived gauges follow the database and the injected clock, and `/readyz` tells a
+ * reachable, migrated database from the rest. Real PostgreSQL; no chain needed.
  */
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";

@@ -1,6 +1,5 @@
 /**
- * Configuration (docs/protocol.md §10 "Every configuration value is validated at startup", §10 "Missing or
- * malformed configuration value → the process does not start"; docs/protocol.md §10): defaults, every
+ * Configuration (docs/protocol.md §10 "Configuration"; docs/protocol.md §10): defaults, every
  * offending variable named, and main.ts exiting 1 before touching anything.
  */
 import { spawnSync } from "node:child_process";

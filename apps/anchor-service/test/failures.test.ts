@@ -1,7 +1,7 @@
 /**
- * The anchor sweep under failure (docs/protocol.md §1 "Chain read that fails … treated as unknown, never as
- * zero; anchoring stalls, data is not corrupted", §7 operational requirements; docs/protocol.md §7), on
- * real PostgreSQL and the real local chain; the RPC misbehaves through a proxy:
+ * The anchor sweep under failure (docs/protocol.md §1.8 "Failed reads", §7 operational
+ * requirements; docs/protocol.md §7), on real PostgreSQL and the real local chain; the RPC
+ * misbehaves through a proxy:
  * - an unfunded authority: writes still succeed, anchoring stops, batches fail, the metrics show a
  *   zero balance and a growing unanchored age;
  * - RPC failures injected mid-sweep: nothing is marked anchored without a confirmed batch, and the

@@ -1,8 +1,7 @@
 /**
- * The leader lock (docs/protocol.md §7 "Run exactly one anchor service"; docs/protocol.md §7 "others wait on a
- * Postgres advisory lock"): one holder at a time, re-acquiring is idempotent, a released or
- * dropped session frees it for the standby, and a holder whose session was killed notices that it
- * lost the lock. Real PostgreSQL.
+ * The leader lock (docs/protocol.md §7.7 "Leader election and the anchor service's surface"): one
+ * holder at a time, re-acquiring is idempotent, a released or dropped session frees it for the
+ * standby, and a holder whose session was killed notices that it lost the lock. Real PostgreSQL.
  */
 import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

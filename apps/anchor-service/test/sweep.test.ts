@@ -1,12 +1,12 @@
 /**
- * The anchor sweep end to end on real parts (docs/protocol.md §7 Memory anchored transition, §7 "up to 5
- * minutes plus confirmation time"; docs/protocol.md §6, §7): real PostgreSQL, the local chain in process,
- * memories seeded with appendMemories. Covers the age and count seal policies with a controllable
- * clock, and 20 sweeps with writes in between after which every anchored memory's inclusion proof
- * (cut at the latest checkpoint) verifies against the root read from the chain, consecutive
- * checkpoints are consistent (RFC 9162 §2.1.4), and a bundle verifies with @verifiable-memory/verifier; and
- * many users anchored concurrently with at most `maxInFlight` commits in flight (counted at an RPC
- * proxy in front of the chain).
+ * The anchor sweep end to end on real parts (docs/protocol.md §7 Memory anchored transition, §7.5
+ * "Sealing policy"; docs/protocol.md §6, §7): real PostgreSQL, the local chain in process, memories
+ * seeded with appendMemories. Covers the age and count seal policies with a controllable clock, and
+ * 20 sweeps with writes in between after which every anchored memory's inclusion proof (cut at the
+ * latest checkpoint) verifies against the root read from the chain, consecutive checkpoints are
+ * consistent (RFC 9162 §2.1.4), and a bundle verifies with @verifiable-memory/verifier; and many
+ * users anchored concurrently with at most `maxInFlight` commits in flight (counted at an RPC proxy
+ * in front of the chain).
  */
 import {
   countBatchesByStatus,

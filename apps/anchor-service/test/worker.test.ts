@@ -1,9 +1,9 @@
 /**
- * Exactly one active anchor worker (docs/protocol.md §7 "Run exactly one anchor service"; docs/protocol.md §7 "others
- * wait on a Postgres advisory lock"): two real anchor-service processes (`main.ts` under tsx)
- * against one PostgreSQL database and one local chain. The second never sweeps or commits while
- * the first holds the lock; after `kill -9` of the leader the standby takes over within one
- * interval and anchors what was written meanwhile; SIGTERM stops gracefully and frees the lock.
+ * Exactly one active anchor worker (docs/protocol.md §7.7 "Leader election and the anchor service's
+ * surface"): two real anchor-service processes (`main.ts` under tsx) against one PostgreSQL
+ * database and one local chain. The second never sweeps or commits while the first holds the lock;
+ * after `kill -9` of the leader the standby takes over within one interval and anchors what was
+ * written meanwhile; SIGTERM stops gracefully and frees the lock.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";

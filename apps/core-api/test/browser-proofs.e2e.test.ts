@@ -1,6 +1,6 @@
 /**
- * The pure packages in a browser (issue: siws-message, merkle-log and the verifier's proof check
- * with no Node built-in): `test/browser/proof-page.ts` is bundled by esbuild for the browser
+ * The pure packages in a browser (siws-message, merkle-log and the verifier's proof check with
+ * no Node built-in): `test/browser/proof-page.ts` is bundled by esbuild for the browser
  * platform, so the packages' `"browser"` conditions apply (the verifier hashes with
  * @noble/hashes, not node:crypto), and loaded in headless Chromium (Debian's /usr/bin/chromium
  * driven by playwright-core) from a page on another origin than the service. In the page: a

@@ -1,5 +1,5 @@
 /**
- * Config validation at start (docs/protocol.md §10 "Every configuration value is validated at startup"):
+ * Config validation at start (docs/protocol.md §10 "Configuration"):
  * loadConfig names each bad variable, and the process exits non-zero naming it.
  */
 import { spawnSync } from "node:child_process";

@@ -1,5 +1,5 @@
 /**
- * Log hygiene (issue 8 item 5; docs/protocol.md §1 "no secret"): a real core-api writing its logs at
+ * Log hygiene (docs/protocol.md §1.5 "Request ids"): a real core-api writing its logs at
  * level `trace` into memory, driven through sign-in, key minting, memory writes and searches and
  * an internal error. Every line is JSON and request lines carry the request id; no line holds the
  * session JWT, the API key, a capability grant's token, the wallet signature, a memory's plaintext or metadata, the search

@@ -1,9 +1,9 @@
 /**
- * `POST /mcp` (contract §14) with the MCP SDK's own client over Streamable HTTP, against the real
- * app on real PostgreSQL and the commitment program on the local chain: the tool list, remember
- * then recall, forget, prove and verify before and after anchoring, scopes and namespace
- * confinement of API keys, 401 without a bearer, 405 for GET/DELETE, the rate limit, and the
- * OpenAPI document.
+ * `POST /mcp` (docs/protocol.md §4.9 "MCP") with the MCP SDK's own client over Streamable HTTP,
+ * against the real app on real PostgreSQL and the commitment program on the local chain: the tool
+ * list, remember then recall, forget, prove and verify before and after anchoring, scopes and
+ * namespace confinement of API keys, 401 without a bearer, 405 for GET/DELETE, the rate limit, and
+ * the OpenAPI document.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

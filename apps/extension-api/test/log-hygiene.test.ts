@@ -1,9 +1,9 @@
 /**
- * Log hygiene of the extension API (docs/protocol.md §1 "no secret"; extension tokens "never logged"): a
- * real extension API logging at level `trace` into memory, driven through connect, ingest,
- * recall, logout and refused credentials. Every request line carries its request id; no line holds
- * the extension token, the wallet signature, the connect state, a memory's plaintext, metadata or
- * the search query, or MASTER_ENCRYPTION_KEY.
+ * Log hygiene of the extension API (docs/protocol.md §1.5 "Request ids"; extension tokens "never
+ * logged"): a real extension API logging at level `trace` into memory, driven through connect,
+ * ingest, recall, logout and refused credentials. Every request line carries its request id; no
+ * line holds the extension token, the wallet signature, the connect state, a memory's plaintext,
+ * metadata or the search query, or MASTER_ENCRYPTION_KEY.
  * @module
  */
 import { Writable } from "node:stream";

@@ -1,9 +1,9 @@
 /**
- * Ingest and recall through the extension API, and one memory domain with core-api (issue:
- * "one memory domain for both apps"): a memory ingested through the extension is the same
- * encrypted append to the same per-user Merkle log as core's `POST /memories`; core-api and the
- * extension API (separate connection pools, as separate processes) appending for one user at once
- * keep the root equal to a full recomputation and every proof valid.
+ * Ingest and recall through the extension API, and one memory domain with core-api: a memory
+ * ingested through the extension is the same encrypted append to the same per-user Merkle log as
+ * core's `POST /memories`; core-api and the extension API (separate connection pools, as separate
+ * processes) appending for one user at once keep the root equal to a full recomputation and every
+ * proof valid.
  * @module
  */
 import { rootAtSize } from "@verifiable-memory/db-schema";

@@ -1,7 +1,7 @@
 /**
- * `@verifiable-memory/app-config`: validating an app's environment once at start (docs/protocol.md §10 "Every configuration
- * value is validated at startup"; §10 "the process does not start"): one error type naming every
- * bad variable, one parse step, and the variables several apps share.
+ * `@verifiable-memory/app-config`: validating an app's environment once at start (docs/protocol.md
+ * §10 "Configuration"): one error type naming every bad variable, one parse step, and the variables
+ * several apps share.
  * @module
  */
 

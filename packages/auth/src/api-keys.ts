@@ -1,5 +1,5 @@
 /**
- * API keys (docs/protocol.md §3 "API key", §3 "API keys"; docs/protocol.md §3): `svc_` + 48 hex characters
+ * API keys (docs/protocol.md §3.2 "API keys"; docs/protocol.md §3): `svc_` + 48 hex characters
  * (24 random bytes). Only the SHA-256 is stored, with the first 12 characters in clear.
  * @module
  */
@@ -23,7 +23,7 @@ export interface CreatedApiKey {
   readonly namespace: string | null;
 }
 
-/** What a new key may do (docs/protocol.md §3 "Scopes and confinement"). */
+/** What a new key may do (docs/protocol.md §3.5 "Scopes, expiry and confinement"). */
 export interface ApiKeyGrant {
   /** 1–100 characters. */
   readonly label: string;

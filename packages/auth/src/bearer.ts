@@ -1,5 +1,5 @@
 /**
- * Resolving a bearer token (docs/protocol.md §3 "Resolving a bearer token"): `svc_…` is an API key looked up
+ * Resolving a bearer token (docs/protocol.md §3.1 "Bearer tokens"): `svc_…` is an API key looked up
  * by hash on every request (so revocation is immediate); anything else is a session JWT. Either
  * way the user is loaded once, wrapped data key included, for the whole request.
  * @module

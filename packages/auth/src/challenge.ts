@@ -1,6 +1,6 @@
 /**
- * Issuing a sign-in challenge (docs/protocol.md §2 "Sign-in message", §2 "Sign-in challenge"): the server
- * builds the exact SIWS text, persists it with its nonce and expiry, and returns it.
+ * Issuing a sign-in challenge (docs/protocol.md §2.2 "The message", §2.1 "The challenge"): the
+ * server builds the exact SIWS text, persists it with its nonce and expiry, and returns it.
  * @module
  */
 import { type Database, insertNonce, type NoncePurpose } from "@verifiable-memory/db-schema";

@@ -1,5 +1,5 @@
 /**
- * Extension API sessions (docs/protocol.md §3 "Session token (extension API)", §3 "Extension API sessions";
+ * Extension API sessions (docs/protocol.md §3.3 "Extension tokens";
  * docs/protocol.md §9): an opaque random token handed to the browser extension once, of which only the
  * SHA-256 is stored; resolved with one indexed read per request and revocable server-side.
  * @module
@@ -116,7 +116,7 @@ const EXTENSION_REDIRECT_URI = /^chrome-extension:\/\/[a-p]{32}\/[^\s#]*$/;
 /**
  * True when `uri` is a page of a Chrome extension: `chrome-extension://` + a 32-letter id of
  * a–p + `/` + a path without whitespace or fragment, at most 2 048 characters. The connect flow
- * only ever redirects there (docs/protocol.md §1 "connect flow"; docs/protocol.md §9).
+ * only ever redirects there (docs/protocol.md §9.2 "The connect flow"; docs/protocol.md §9).
  */
 export function isExtensionRedirectUri(uri: string): boolean {
   return uri.length <= 2048 && EXTENSION_REDIRECT_URI.test(uri);

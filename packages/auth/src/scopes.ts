@@ -1,6 +1,6 @@
 /**
- * API key scopes (docs/protocol.md §3 "Scopes and confinement"): each route needs one scope; a
- * wallet session holds them all.
+ * API key scopes (docs/protocol.md §3.5 "Scopes, expiry and confinement"): each route needs one
+ * scope; a wallet session holds them all.
  * @module
  */
 import type { ApiKeyScope } from "@verifiable-memory/db-schema";

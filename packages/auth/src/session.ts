@@ -1,5 +1,5 @@
 /**
- * Session tokens of the core API (docs/protocol.md §3 "Session token (core API)", §3 "Session JWT"):
+ * Session tokens of the core API (docs/protocol.md §2.4 "The session JWT"):
  * HS256 JWTs `{ sub, pk, iat, exp = iat + 3600 }` under JWT_SECRET. Verification is stateless.
  * @module
  */

@@ -1,6 +1,6 @@
 /**
- * Verifying a signed sign-in message: the five checks of docs/protocol.md §2 "Verification order", in that
- * order, then the user upsert (a wrapped data key is created on first sight).
+ * Verifying a signed sign-in message: the five checks of docs/protocol.md §2.3 "Verification", in
+ * that order, then the user upsert (a wrapped data key is created on first sight).
  * @module
  */
 import { createPublicKey, verify as verifySignature } from "node:crypto";

@@ -1,6 +1,6 @@
 /**
  * Typed domain errors of the data layer and the observable tree-save conflict counter
- * (docs/protocol.md §1 "Signals to monitor: tree save conflicts (must be zero with one instance)").
+ * (docs/protocol.md §7.7 "Leader election and the anchor service's surface").
  * @module
  */
 /** Base class of this package's domain errors; `code` is stable snake_case. */

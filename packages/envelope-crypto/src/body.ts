@@ -1,6 +1,6 @@
 /**
  * Sealing memory bodies under the user's data key: docs/protocol.md §4 ("memory bodies are encrypted at
- * rest under a per-user data key") and §4 "Memory record: encrypted body (ciphertext), IV".
+ * rest under a per-user data key") and §4.3 "The sealed body".
  *
  * Sealed body = two columns: `iv` (12 fresh random bytes) and `ciphertext` =
  * version(1) ‖ AES-256-GCM ciphertext ‖ tag(16), with AAD = "svc/envelope/body" ‖ 0x00 ‖

@@ -1,6 +1,6 @@
 /**
  * Per-user data keys (DEKs) and their wrapping under the master key (the key-encryption key,
- * KEK): docs/protocol.md §4 "User: wrapped data key".
+ * KEK): docs/protocol.md §4.2 "Keys".
  *
  * Wrapped key, version 2 (69 bytes, written) = 0x02 ‖ master key id(8) ‖ iv(12) ‖ AES-256-GCM
  * ciphertext(32) ‖ tag(16), with AAD = "svc/envelope/data-key" ‖ 0x00 ‖ 0x02 ‖ u32be(len) ‖

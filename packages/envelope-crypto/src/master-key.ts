@@ -1,6 +1,6 @@
 /**
- * Parsing of MASTER_ENCRYPTION_KEY, the key-encryption key, and its key id (docs/protocol.md §3 "Secrets",
- * docs/protocol.md §10: "32 bytes, base64 or hex").
+ * Parsing of MASTER_ENCRYPTION_KEY, the key-encryption key, and its key id (docs/protocol.md §4.2
+ * "Keys", docs/protocol.md §10: "32 bytes, base64 or hex").
  * @module
  */
 import { createHash } from "node:crypto";

@@ -1,7 +1,7 @@
 /**
- * Memory bodies sealed under the user's data key (docs/protocol.md §4 "Memory record"): round trips,
- * binding to userId and memoryId, tampering, truncation, versions, misuse, and the fast-check
- * round-trip property (open(seal(x, ctx), ctx) = x; any other context fails).
+ * Memory bodies sealed under the user's data key (docs/protocol.md §4.1 "The memory record"): round
+ * trips, binding to userId and memoryId, tampering, truncation, versions, misuse, and the
+ * fast-check round-trip property (open(seal(x, ctx), ctx) = x; any other context fails).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Data keys and their wrapping under the master key (docs/protocol.md §4 "wrapped data key"): round trip,
+ * Data keys and their wrapping under the master key (docs/protocol.md §4.2 "Keys"): round trip,
  * binding to userId, master key and key id, every flipped bit, truncation, unknown versions,
  * version-1 wraps from before key ids, misuse.
  */

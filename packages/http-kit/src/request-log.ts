@@ -1,5 +1,5 @@
 /**
- * Request ids and the access log (docs/protocol.md §1 "Every response carries x-request-id"): an incoming
+ * Request ids and the access log (docs/protocol.md §1.5 "Request ids"): an incoming
  * `x-request-id` is kept when short and plain, otherwise a UUID is made; one log line per request
  * with method, path, status and milliseconds, never headers, bodies or query strings.
  * @module

@@ -1,5 +1,5 @@
 /**
- * Structured logs of the local chain (issue 8 item 5): each JSON-RPC call is one pino JSON line
+ * Structured logs of the local chain: each JSON-RPC call is one pino JSON line
  * at debug level with the HTTP request id, the method, the duration and the error code, never
  * the call's parameters.
  * @module

@@ -1,8 +1,9 @@
 /**
- * `@verifiable-memory/mcp`: the MCP server of the verifiable memory service (contract §14). The tools
- * `remember`, `recall`, `forget`, `prove` and `verify` over a {@link MemoryBackend}: over
- * `@verifiable-memory/client` for the stdio server ({@link runStdioServer}, the `svc-mcp` bin), or over
- * core-api's in-process services for its `POST /mcp` endpoint.
+ * `@verifiable-memory/mcp`: the MCP server of the verifiable memory service (docs/protocol.md §4.9
+ * "MCP"). The tools `remember`, `recall`, `forget`, `prove` and `verify` over a
+ * {@link MemoryBackend}: over `@verifiable-memory/client` for the stdio server ({@link
+ * runStdioServer}, the `svc-mcp` bin), or over core-api's in-process services for its `POST /mcp`
+ * endpoint.
  * @module
  */
 export {

@@ -1,8 +1,9 @@
 /**
- * `createMemoryMcpServer`: the MCP server of the verifiable memory service (contract §14), with
- * the tools `remember`, `recall`, `forget`, `prove` and `verify` over a {@link MemoryBackend}.
- * Every result is one JSON text content; refusals are `isError` results carrying the service's
- * error `{ error: { code, message, details? } }`, so the model can act on them.
+ * `createMemoryMcpServer`: the MCP server of the verifiable memory service (docs/protocol.md §4.9
+ * "MCP"), with the tools `remember`, `recall`, `forget`, `prove` and `verify` over a
+ * {@link MemoryBackend}. Every result is one JSON text content; refusals are `isError` results
+ * carrying the service's error `{ error: { code, message, details? } }`, so the model can act on
+ * them.
  * @module
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

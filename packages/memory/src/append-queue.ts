@@ -1,5 +1,5 @@
 /**
- * Group commit of appends (issue 5 item 2), across users: this process has at most one append
+ * Group commit of appends, across users: this process has at most one append
  * batch in flight, and every append that arrives meanwhile — whatever its user — is written by
  * the next one. A user's appends keep their arrival order (consecutive leaf indices). An append of
  * several memories (`appendAll`, `POST /memories/batch`) is never split: all its memories are

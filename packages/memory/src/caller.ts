@@ -1,6 +1,6 @@
 /**
  * The authenticated caller as the services need it: the user loaded once per request by the
- * bearer middleware (docs/protocol.md §3 "Resolving a bearer token"), and the data key unwrapped from it.
+ * bearer middleware (docs/protocol.md §3.1 "Bearer tokens"), and the data key unwrapped from it.
  * @module
  */
 import type { AuthContext } from "@verifiable-memory/auth";
@@ -15,9 +15,10 @@ export interface Owner {
 }
 
 /**
- * The caller as the memory services see it (docs/protocol.md §3 "Scopes and confinement"): the
- * owner, the credential that writes (`writtenBy`), and the namespace prefix an API key is
- * confined to (null: the whole wallet). `AuthContext` of `@verifiable-memory/auth` is one.
+ * The caller as the memory services see it (docs/protocol.md §3.5 "Scopes, expiry and
+ * confinement"): the owner, the credential that writes (`writtenBy`), and the namespace prefix an
+ * API key is confined to (null: the whole wallet). `AuthContext` of `@verifiable-memory/auth` is
+ * one.
  */
 export interface Caller extends Owner {
   readonly credential: "session" | "api_key";
@@ -38,7 +39,7 @@ interface UnwrappedKey {
  * the result kept in process memory (least recently used evicted), where the recall cache already
  * holds the same users' plaintexts. A key re-wrapped by `pnpm rotate-master-key` is a new wrapped
  * key: it is unwrapped again (to the same data key) on its user's next request. Never written to
- * disk or logs. docs/security.md "Data keys in memory".
+ * disk or logs. docs/security.md "Encryption at rest".
  */
 export class DataKeys {
   private readonly unwrapped: LRUCache<string, UnwrappedKey>;

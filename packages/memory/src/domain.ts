@@ -36,7 +36,8 @@ export interface MemoryDomain {
  * @param deps.recallCacheMaxBytes bound of the decrypted recall cache, bytes (0 disables it).
  * @param deps.recallSegmentLeaves leaves per sealed recall segment (default 4 096; 0: none).
  * @param deps.recallLanguage the language of relevance ranking (default `en`).
- * @param deps.chain where anchored roots are read for `verify` (docs/protocol.md §7 "convenience verify").
+ * @param deps.chain where anchored roots are read for `verify` (docs/protocol.md §6.5 "The
+ *   convenience check").
  * @throws RangeError for a malformed bound (from the services' constructors).
  */
 export function createMemoryDomain(deps: {

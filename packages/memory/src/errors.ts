@@ -46,7 +46,10 @@ export class InvalidRangeError extends MemoryDomainError {
   }
 }
 
-/** `PUT /memories/:id` on a deleted or already superseded memory (docs/protocol.md §4 "Updates"). */
+/**
+ * `PUT /memories/:id` on a deleted or already superseded memory (docs/protocol.md §4.7 "Updates
+ * and history").
+ */
 export class MemoryConflictError extends MemoryDomainError {
   constructor(reason: "deleted" | "superseded") {
     super(
@@ -61,8 +64,8 @@ export class MemoryConflictError extends MemoryDomainError {
 }
 
 /**
- * A write into a namespace outside the API key's confinement (docs/protocol.md §3 "Scopes and
- * confinement").
+ * A write into a namespace outside the API key's confinement (docs/protocol.md §3.5 "Scopes, expiry
+ * and confinement").
  */
 export class NamespaceForbiddenError extends MemoryDomainError {
   /** @param path the request field that named the namespace, e.g. `["items", 3, "namespace"]`. */

@@ -1,8 +1,9 @@
 /**
- * The memory service (docs/protocol.md §4 "Writing a memory", "Updates", "Recall"): the encrypted
- * append to the user's Merkle log, updates that supersede, reads, history, deletion and recall,
- * within the caller's namespace confinement. Every database call is scoped by the caller's
- * userId inside the SQL (`@verifiable-memory/db-schema`); another user's memory is simply not found.
+ * The memory service (docs/protocol.md §4.1 "The memory record", §4.7 "Updates and history", §4.5
+ * "Recall"): the encrypted append to the user's Merkle log, updates that supersede, reads, history,
+ * deletion and recall, within the caller's namespace confinement. Every database call is scoped by
+ * the caller's userId inside the SQL (`@verifiable-memory/db-schema`); another user's memory is
+ * simply not found.
  * @module
  */
 import { randomUUID } from "node:crypto";
@@ -60,7 +61,7 @@ export interface MemoryInput {
   readonly namespace?: string | undefined;
 }
 
-/** A recall request, validated by the route (docs/protocol.md §4 "Recall"). */
+/** A recall request, validated by the route (docs/protocol.md §4.5 "Recall"). */
 export interface SearchInput {
   /** Substring (recency) or terms (relevance); optional when a filter is given. */
   readonly query?: string | undefined;
@@ -158,9 +159,9 @@ export class MemoryService {
   }
 
   /**
-   * `PUT /memories/:id` (docs/protocol.md §4 "Updates"): appends a new memory whose leaf commits
-   * `supersedes: id`, and marks `id` superseded, in one transaction that locks `id`'s row. The
-   * namespace defaults to the superseded memory's.
+   * `PUT /memories/:id` (docs/protocol.md §4.7 "Updates and history"): appends a new memory whose
+   * leaf commits `supersedes: id`, and marks `id` superseded, in one transaction that locks `id`'s
+   * row. The namespace defaults to the superseded memory's.
    * @throws MemoryNotFoundError when `id` is unknown, another user's or outside the caller's
    *   confinement; MemoryConflictError when it is deleted or already superseded (of two
    *   concurrent updates exactly one wins); NamespaceForbiddenError for a namespace outside the
@@ -279,9 +280,9 @@ export class MemoryService {
   }
 
   /**
-   * Every live version of the memory `id` (docs/protocol.md §4 "Updates"), oldest first: the
-   * rows, for the route to render each with its proof. Deleted versions are left out (their
-   * bodies are destroyed; their leaves stay in the log).
+   * Every live version of the memory `id` (docs/protocol.md §4.7 "Updates and history"), oldest
+   * first: the rows, for the route to render each with its proof. Deleted versions are left out
+   * (their bodies are destroyed; their leaves stay in the log).
    * @throws MemoryNotFoundError when `id` is unknown, deleted, another user's or outside the
    *   caller's confinement.
    */
@@ -318,7 +319,7 @@ export class MemoryService {
   }
 
   /**
-   * Recall through the recall cache (docs/protocol.md §4 "Recall"): the filters, then recency or
+   * Recall through the recall cache (docs/protocol.md §4.5 "Recall"): the filters, then recency or
    * relevance ranking, one page; `anchored` comes from the latest anchored checkpoint.
    * @throws MemoryDomainError `invalid_request` for a cursor this search did not issue.
    */

@@ -1,5 +1,5 @@
 /**
- * Recall and list filters over a memory's clear fields (docs/protocol.md §4 "Recall"): metadata
+ * Recall and list filters over a memory's clear fields (docs/protocol.md §4.5 "Recall"): metadata
  * conditions (a scalar or array/object for deep equality, or an operator object with `$in`,
  * `$gte`, `$lte`, `$contains`), the namespace (exact, prefix, and the credential's confinement),
  * the creation time range and whether superseded versions count. Pure: the same predicate runs

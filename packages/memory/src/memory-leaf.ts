@@ -1,5 +1,5 @@
 /**
- * A memory's leaf (docs/protocol.md §5 "Leaf encoding"), hashed as RFC 9162 §2.1.1
+ * A memory's leaf (docs/protocol.md §5.1 "Leaf data"), hashed as RFC 9162 §2.1.1
  * SHA-256(0x00 ‖ RFC 8785 canonical UTF-8 JSON). New memories are written as version 2
  * `{ v: 2, memoryId, owner, createdAt, metadata, contentHash, namespace, writtenBy, supersedes }`;
  * version-1 leaves (`{ v: 1, memoryId, owner, createdAt, metadata, contentHash }`) written before

@@ -170,7 +170,7 @@ export const CreateMemoriesBodySchema = z.strictObject({
 });
 
 /**
- * A metadata filter of recall (docs/protocol.md §4 "Recall"): per top-level key, a value matched
+ * A metadata filter of recall (docs/protocol.md §4.5 "Recall"): per top-level key, a value matched
  * by deep equality, or an operator object (`$in`, `$gte`, `$lte`, `$contains`, all of those given
  * must hold). An unknown operator or a wrong operand is refused, naming the key, rather than
  * matching nothing in silence.
@@ -322,7 +322,7 @@ const leafCommonFields = {
   contentHash: z.string(),
 };
 
-/** The leaf data object (docs/protocol.md §5 "Leaf encoding"), version 1 or 2. */
+/** The leaf data object (docs/protocol.md §5.1 "Leaf data"), version 1 or 2. */
 export const LeafDataSchema = z
   .union([
     z.object({ v: z.literal(1), ...leafCommonFields }).openapi("LeafDataV1"),

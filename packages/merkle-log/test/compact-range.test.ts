@@ -1,7 +1,8 @@
 /**
- * CompactRange against full recomputation (docs/protocol.md §5 "Merkle tree": the incremental root equals
- * a full recomputation over the leaves at every size), its saved-state round trip, and the nodes
- * each append reports for storage. Reference: RFC 9162 §2.1.1 (test/_reference.ts).
+ * CompactRange against full recomputation (docs/protocol.md §5 "The Merkle log and leaf encoding":
+ * the incremental root equals a full recomputation over the leaves at every size), its saved-state
+ * round trip, and the nodes each append reports for storage. Reference: RFC 9162 §2.1.1
+ * (test/_reference.ts).
  * @module
  */
 import fc from "fast-check";

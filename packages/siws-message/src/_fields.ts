@@ -1,6 +1,6 @@
 /**
  * Value rules for each field of the sign-in message, shared by the builder and the parser so the
- * two accept exactly the same values (docs/protocol.md §2 "Sign-in message"; EIP-4361 "Message
+ * two accept exactly the same values (docs/protocol.md §2.2 "The message"; EIP-4361 "Message
  * Format" for domain, URI and statement; docs/protocol.md §2 and §1). Internal: not in the barrel.
  * @module
  */

@@ -4,7 +4,7 @@
  * bytes, so there is exactly one accepted layout: 11 LF-separated lines (9 fields and 2 blank
  * lines), no trailing newline, no optional fields.
  *
- * Sources: docs/protocol.md §2 "Sign-in message"; docs/protocol.md §2; the reference
+ * Sources: docs/protocol.md §2.2 "The message"; docs/protocol.md §2; the reference
  * implementation `createSignInMessageText` / `parseSignInMessageText` of
  * `@solana/wallet-standard-util` (whose output for these nine fields is identical).
  * @module

@@ -1,5 +1,5 @@
 /**
- * Sign-in nonces: 128 random bits, base58 (docs/protocol.md §4 "Sign-in challenge", §2 "Sign-in
+ * Sign-in nonces: 128 random bits, base58 (docs/protocol.md §2.1 "The challenge", §2.2 "The
  * message"). Randomness is an injectable, defaulted trailing parameter so tests can use fixed
  * bytes.
  * @module

@@ -1,6 +1,6 @@
 /**
  * Timestamps of the sign-in message: ISO 8601 in UTC with exactly three fractional digits and a
- * `Z` suffix, `YYYY-MM-DDTHH:mm:ss.sssZ` (docs/protocol.md §2 "Sign-in message", §1
+ * `Z` suffix, `YYYY-MM-DDTHH:mm:ss.sssZ` (docs/protocol.md §2.2 "The message", §1
  * encodings). This is the form `Date.prototype.toISOString` gives for years
  * 0000–9999, and the only form accepted, so each instant has exactly one text.
  * @module

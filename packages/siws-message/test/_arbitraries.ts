@@ -1,6 +1,6 @@
 /**
  * fast-check generators of valid sign-in message fields, shared by the property and oracle
- * tests (docs/protocol.md §2 "Sign-in message"; docs/protocol.md §2 for the chain IDs).
+ * tests (docs/protocol.md §2.2 "The message"; docs/protocol.md §2 for the chain IDs).
  * @module
  */
 import fc from "fast-check";

@@ -1,7 +1,8 @@
 /**
- * Known-answer tables for the sign-in message (docs/protocol.md §2 "Sign-in message"): positive `{ text, parsed }` round trips (as in wallet-standard's tests) and a negative
- * parsing table (as in siwe's `parsing_negative.json`) where each variant names the line the
- * parser must blame. Line numbers are physical: the header is line 1, blank lines count.
+ * Known-answer tables for the sign-in message (docs/protocol.md §2.2 "The message"): positive `{
+ * text, parsed }` round trips (as in wallet-standard's tests) and a negative parsing table (as in
+ * siwe's `parsing_negative.json`) where each variant names the line the parser must blame. Line
+ * numbers are physical: the header is line 1, blank lines count.
  * @module
  */
 import { describe, expect, it } from "vitest";

@@ -1,11 +1,10 @@
 /**
- * `svc-verify`: the auditor's command line over {@link verifyBundle} (docs/protocol.md §6 "a CLI command
- * that reads the commitment account straight from a chain RPC, not from this API"). With
- * `--api <url>`, an old bundle (cut before the service anchored again) is bridged to the on-chain
- * root by the public consistency proof of `GET <url>/owners/{owner}/consistency`, which is
- * verified, not trusted (docs/protocol.md §6.3).
- * Prints `VERIFIED` or `NOT VERIFIED: <reason>` (then one explanatory line); exit status 0
- * verified, 1 not verified, 2 usage error (bad flags, unreadable or non-JSON input).
+ * `svc-verify`: the auditor's command line over {@link verifyBundle} (docs/protocol.md §6.7
+ * "Permissionless verification (`svc-verify`)"). With `--api <url>`, an old bundle (cut before the
+ * service anchored again) is bridged to the on-chain root by the public consistency proof of `GET
+ * <url>/owners/{owner}/consistency`, which is verified, not trusted (docs/protocol.md §6.3). Prints
+ * `VERIFIED` or `NOT VERIFIED: <reason>` (then one explanatory line); exit status 0 verified, 1 not
+ * verified, 2 usage error (bad flags, unreadable or non-JSON input).
  * @module
  */
 import { readFile } from "node:fs/promises";

@@ -1,11 +1,11 @@
 /**
- * Third-party verification of a memory (docs/protocol.md §4 "A proof for a memory can be checked by anyone
- * against the chain"; docs/protocol.md §6 "Permissionless check"): recompute the leaf from its data (and
- * the content, when given), read the owner's commitment account from a chain RPC chosen by the
- * verifier, and check the RFC 9162 §2.1.3.2 inclusion proof against the ON-CHAIN root and memory
- * count. Nothing is taken from the memory API except the bundle itself, and, for a bundle cut at
- * an older anchored size than the chain's, an RFC 9162 §2.1.4 consistency proof that is verified
- * against the bundle's root and the ON-CHAIN root (never trusted; docs/protocol.md §6.3).
+ * Third-party verification of a memory (docs/protocol.md §6 "Proofs and verification";
+ * docs/protocol.md §6.7 "Permissionless verification (`svc-verify`)"): recompute the leaf from its
+ * data (and the content, when given), read the owner's commitment account from a chain RPC chosen
+ * by the verifier, and check the RFC 9162 §2.1.3.2 inclusion proof against the ON-CHAIN root and
+ * memory count. Nothing is taken from the memory API except the bundle itself, and, for a bundle
+ * cut at an older anchored size than the chain's, an RFC 9162 §2.1.4 consistency proof that is
+ * verified against the bundle's root and the ON-CHAIN root (never trusted; docs/protocol.md §6.3).
  * @module
  */
 import {

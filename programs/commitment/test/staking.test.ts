@@ -3,7 +3,7 @@
  * litesvm after a real BPF Upgradeable Loader deployment so the ProgramData account exists, with
  * the clock sysvar moved to reach maturity. Balances are checked to the lamport: a transaction
  * with one signature costs 5000 lamports of fee.
- * Source: docs/protocol.md §11; issue 18 items 1 and 2; programs/commitment/README.md ("Staking").
+ * Source: docs/protocol.md §11 "Staking"; programs/commitment/README.md ("Staking").
  * @module
  */
 

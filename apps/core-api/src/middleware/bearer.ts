@@ -1,5 +1,5 @@
 /**
- * Bearer authentication (docs/protocol.md §3 "Resolving a bearer token"): resolves `Authorization: Bearer`
+ * Bearer authentication (docs/protocol.md §3.1 "Bearer tokens"): resolves `Authorization: Bearer`
  * to the user once per request and stores it in `c.var.auth`; route handlers never load the user
  * or its wrapped data key again. Every authenticated request is then counted against its
  * credential's rate limit (docs/protocol.md §12).
@@ -67,8 +67,8 @@ export function requireSession(): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * Requires `scope` of the credential (docs/protocol.md §3 "Scopes and confinement"): a wallet
- * session holds every scope, an API key those it was created with. Runs after
+ * Requires `scope` of the credential (docs/protocol.md §3.5 "Scopes, expiry and confinement"): a
+ * wallet session holds every scope, an API key those it was created with. Runs after
  * {@link requireAuth}.
  * @throws AuthError `insufficient_scope` (403) when the credential lacks it.
  */

@@ -1,5 +1,5 @@
 /**
- * CORS of the extension API (docs/protocol.md §9 "Transport and cross-origin"; docs/protocol.md §9): any
+ * CORS of the extension API (docs/protocol.md §9.5 "CORS"; docs/protocol.md §9): any
  * `chrome-extension://` origin plus the configured allowlist get CORS headers, preflights
  * included; every other origin gets none. Credentials are never allowed (bearer tokens only).
  * @module

@@ -1,7 +1,8 @@
 /**
- * Extension token authentication (docs/protocol.md §3 "Extension API sessions"; docs/protocol.md §9): resolves
- * `Authorization: Bearer <token>` with one indexed read and stores the caller in `c.var.auth`;
- * every authenticated request is then counted against its session's rate limit (docs/protocol.md §12).
+ * Extension token authentication (docs/protocol.md §3.3 "Extension tokens"; docs/protocol.md §9):
+ * resolves `Authorization: Bearer <token>` with one indexed read and stores the caller in
+ * `c.var.auth`; every authenticated request is then counted against its session's rate limit
+ * (docs/protocol.md §12).
  * @module
  */
 import { AuthError, resolveExtensionToken } from "@verifiable-memory/auth";

@@ -1,6 +1,6 @@
 /**
- * Opaque keyset cursors for the cursor-paginated lists (docs/protocol.md §1 "Lists are cursor-paginated";
- * newest first).
+ * Opaque keyset cursors for the cursor-paginated lists (docs/protocol.md §1.6 "Content limits and
+ * pagination"; newest first).
  * @module
  */
 import { InvalidCursorError } from "../errors.js";

@@ -1,11 +1,11 @@
 /**
- * Internal persistence of users' incremental trees (docs/protocol.md §5 "Merkle tree"): locking and restoring
- * `trees` rows (one user, or several in one statement for a cross-user append batch), the
- * optimistic-concurrency save (which can carry the batch's memory and node INSERTs as CTEs of the
- * same statement), and bulk writes to the node store. The multi-user statements have a fixed SQL
- * text (rows travel as one JSON parameter) and run as server-side prepared statements: one message
- * and one round trip each, pipelined when issued together. Used by memories.ts (appends) and
- * tree.ts (rebuild); not part of the package surface.
+ * Internal persistence of users' incremental trees (docs/protocol.md §5 "The Merkle log and leaf
+ * encoding"): locking and restoring `trees` rows (one user, or several in one statement for a
+ * cross-user append batch), the optimistic-concurrency save (which can carry the batch's memory and
+ * node INSERTs as CTEs of the same statement), and bulk writes to the node store. The multi-user
+ * statements have a fixed SQL text (rows travel as one JSON parameter) and run as server-side
+ * prepared statements: one message and one round trip each, pipelined when issued together. Used by
+ * memories.ts (appends) and tree.ts (rebuild); not part of the package surface.
  * @module
  */
 import {
@@ -26,8 +26,8 @@ const HASH_SIZE = 32;
 const NODE_CHUNK = 5000;
 
 /**
- * A user's stored tree as one `trees` row holds it (docs/protocol.md §5 "Merkle tree"): what the next append
- * starts from.
+ * A user's stored tree as one `trees` row holds it (docs/protocol.md §5 "The Merkle log and leaf
+ * encoding"): what the next append starts from.
  */
 export interface SavedTree {
   /** Number of leaves. */

@@ -1,5 +1,5 @@
 /**
- * API key queries (docs/protocol.md §3 "API keys", "Resolving a bearer token"; docs/protocol.md §3): lookup by hash on
+ * API key queries (docs/protocol.md §3.2 "API keys", §3.1 "Bearer tokens"): lookup by hash on
  * every request, newest-first listing, idempotent revocation, throttled last-use updates.
  * @module
  */

@@ -1,6 +1,7 @@
 /**
- * Commit batch queries: the anchoring audit trail (docs/protocol.md §7 "Commit batch", §7; docs/protocol.md §7) and
- * the monitoring counts of docs/protocol.md §7 (batches in `failed`, batches stuck in `submitted`).
+ * Commit batch queries: the anchoring audit trail (docs/protocol.md §7.6 "One user's anchoring and
+ * the commit batches", §7; docs/protocol.md §7) and the monitoring counts of docs/protocol.md §7
+ * (batches in `failed`, batches stuck in `submitted`).
  * @module
  */
 import type { Hash } from "@verifiable-memory/merkle-log";
@@ -132,9 +133,9 @@ export async function countBatchesByStatus(
 /**
  * Service-wide (monitoring): batches still `submitted` that were created before `olderThan` and
  * that no later `confirmed` batch of the same user subsumes (a confirmed root covering at least as
- * many leaves), oldest first. A timed-out batch stays `submitted` for the audit trail (docs/protocol.md §7
- * "stays submitted (stuck) … the next rolling root subsumes it"); once subsumed it is benign and is
- * no longer counted, so this list only holds anchoring that is really stalled.
+ * many leaves), oldest first. A timed-out batch stays `submitted` for the audit trail
+ * (docs/protocol.md §7.6 "One user's anchoring and the commit batches"); once subsumed it is benign
+ * and is no longer counted, so this list only holds anchoring that is really stalled.
  */
 export async function listStuckBatches(db: Executor, olderThan: Date): Promise<CommitBatch[]> {
   const later = alias(commitBatches, "later");

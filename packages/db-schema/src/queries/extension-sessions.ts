@@ -1,6 +1,6 @@
 /**
- * Extension session queries (docs/protocol.md §3 "Extension API sessions"; docs/protocol.md §9): one read per request
- * by token hash, and revocation on logout.
+ * Extension session queries (docs/protocol.md §3.3 "Extension tokens"; docs/protocol.md §9): one
+ * read per request by token hash, and revocation on logout.
  * @module
  */
 import { and, eq, gt, isNull, lt, or, sql } from "drizzle-orm";

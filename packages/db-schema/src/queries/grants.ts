@@ -1,6 +1,7 @@
 /**
- * Capability grant queries (docs/protocol.md §8 "Capability grant"; docs/protocol.md §8): creation, the owner's
- * listing and revocation, the atomic use counter, and the audit trail of every attempt.
+ * Capability grant queries (docs/protocol.md §8 "Capability grants"; docs/protocol.md §8):
+ * creation, the owner's listing and revocation, the atomic use counter, and the audit trail of
+ * every attempt.
  * @module
  */
 import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";

@@ -1,6 +1,6 @@
 /**
  * Sign-in challenge queries: persisted, single-use nonces scoped to (nonce, public key)
- * (docs/protocol.md §2 "Deletion is atomic with the read", §2 "Verification order" step 2).
+ * (docs/protocol.md §2.3 "Verification" step 2).
  * @module
  */
 import { and, eq, lt } from "drizzle-orm";

@@ -1,5 +1,5 @@
 /**
- * The recall cache's loader (issue 5 item 3): one lean statement that reads a page of the user's
+ * The recall cache's loader: one lean statement that reads a page of the user's
  * live memories in leaf order with only the columns the cache keeps, plus, in the same round trip
  * and snapshot, the leaf indices of the memories deleted since the cache's last check.
  *

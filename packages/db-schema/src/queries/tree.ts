@@ -1,7 +1,7 @@
 /**
- * Tree reads and repair (docs/protocol.md §5 "Merkle tree", §7 "the anchor service rebuilds a missing or
- * drifted tree from the leaves"): the persisted state, a NodeHashSource over the node store that
- * serves a whole proof in one query, roots at past sizes, and the O(n) rebuild and drift check.
+ * Tree reads and repair (docs/protocol.md §5 "The Merkle log and leaf encoding", §5.3 "Hashes"):
+ * the persisted state, a NodeHashSource over the node store that serves a whole proof in one query,
+ * roots at past sizes, and the O(n) rebuild and drift check.
  * @module
  */
 import {

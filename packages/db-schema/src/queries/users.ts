@@ -1,6 +1,6 @@
 /**
- * User queries: the race-safe upsert on first successful sign-in (docs/protocol.md §2 "the user is upserted
- * (a wrapped data key is created on first sight)") and lookups by id or public key.
+ * User queries: the race-safe upsert on first successful sign-in (docs/protocol.md §2.3
+ * "Verification") and lookups by id or public key.
  * @module
  */
 import { randomUUID } from "node:crypto";

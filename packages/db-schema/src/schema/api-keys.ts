@@ -1,6 +1,6 @@
 /**
  * `api_keys`: API keys by SHA-256 of the raw key, with the 12-character prefix in clear
- * (docs/protocol.md §3 "API key", §3 "API keys"; docs/protocol.md §3).
+ * (docs/protocol.md §3.2 "API keys"; docs/protocol.md §3).
  * @module
  */
 import { sql } from "drizzle-orm";
@@ -8,7 +8,7 @@ import { char, check, index, pgTable, text } from "drizzle-orm/pg-core";
 import { bytea, generatedId, timestampMs } from "./_columns.js";
 import { users } from "./users.js";
 
-/** What an API key may do (docs/protocol.md §3 "Scopes"). */
+/** What an API key may do (docs/protocol.md §3.5 "Scopes, expiry and confinement"). */
 export const API_KEY_SCOPES = [
   "memories:read",
   "memories:write",

@@ -1,6 +1,7 @@
 /**
  * `capability_grants`: bearer URLs granting exactly one operation, with an expiry and a use count
- * (docs/protocol.md §8 "Capability grant"; docs/protocol.md §8). Only the token's SHA-256 is stored.
+ * (docs/protocol.md §8 "Capability grants"; docs/protocol.md §8). Only the token's SHA-256 is
+ * stored.
  * @module
  */
 import { sql } from "drizzle-orm";

@@ -1,6 +1,7 @@
 /**
- * `commit_batches`: the anchoring audit trail, one row per commit attempt (docs/protocol.md §7 "Commit batch",
- * §4; docs/protocol.md §7 statuses `submitted`, `confirmed`, `failed`).
+ * `commit_batches`: the anchoring audit trail, one row per commit attempt (docs/protocol.md §7.6
+ * "One user's anchoring and the commit batches", §4; docs/protocol.md §7 statuses `submitted`,
+ * `confirmed`, `failed`).
  * @module
  */
 import { sql } from "drizzle-orm";

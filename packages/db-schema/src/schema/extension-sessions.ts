@@ -1,6 +1,6 @@
 /**
  * `extension_sessions`: the extension API's opaque tokens, by SHA-256, revocable server-side
- * (docs/protocol.md §3 "Session token (extension API)", §3; docs/protocol.md §9).
+ * (docs/protocol.md §3.3 "Extension tokens", §3; docs/protocol.md §9).
  * @module
  */
 import { index, pgTable, text } from "drizzle-orm/pg-core";

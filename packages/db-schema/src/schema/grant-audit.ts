@@ -1,6 +1,6 @@
 /**
  * `grant_audit`: one row per attempt to use a capability grant, failed or not (docs/protocol.md §8
- * "Capability grant", §8 "grows an audit table per attempt"; docs/protocol.md §8 audit rows).
+ * "Capability grants", §8.4 "Management and audit"; docs/protocol.md §8 audit rows).
  * @module
  */
 import { sql } from "drizzle-orm";

@@ -1,7 +1,7 @@
 /**
- * `memories`: the per-user log's leaves (docs/protocol.md §4 "Memory record"; docs/protocol.md §4). The encrypted body
- * and IV are nulled on deletion while the leaf hash and index stay, so roots and proofs stay valid
- * (docs/protocol.md §1 behaviour 8).
+ * `memories`: the per-user log's leaves (docs/protocol.md §4.1 "The memory record";
+ * docs/protocol.md §4). The encrypted body and IV are nulled on deletion while the leaf hash and
+ * index stay, so roots and proofs stay valid (docs/protocol.md §1 behaviour 8).
  * @module
  */
 import { sql } from "drizzle-orm";

@@ -1,10 +1,10 @@
 /**
- * `memory_events`: the feed behind `GET /events` (docs/protocol.md §4 "Events"). Rows are written by
- * database triggers (migration 0003) in the transaction of the change itself: `memory.created` per
- * inserted memory, `memory.deleted` per destroyed body, `memory.anchored` per confirmed checkpoint;
- * each statement also sends `NOTIFY memory_events` with the user id, so every core-api instance
- * wakes. The id is the SSE event id (`Last-Event-ID` resumes after it). Nothing secret is kept: ids,
- * leaf indices, namespaces, tree sizes, roots and signatures.
+ * `memory_events`: the feed behind `GET /events` (docs/protocol.md §4.8 "Events"). Rows are written
+ * by database triggers (migration 0003) in the transaction of the change itself: `memory.created`
+ * per inserted memory, `memory.deleted` per destroyed body, `memory.anchored` per confirmed
+ * checkpoint; each statement also sends `NOTIFY memory_events` with the user id, so every core-api
+ * instance wakes. The id is the SSE event id (`Last-Event-ID` resumes after it). Nothing secret is
+ * kept: ids, leaf indices, namespaces, tree sizes, roots and signatures.
  * @module
  */
 import { bigint, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";

@@ -1,7 +1,7 @@
 /**
  * `sign_in_nonces`: issued sign-in challenges, single use and scoped to (nonce, public key)
- * (docs/protocol.md §4 "Sign-in challenge", §2 step 2). The extension connect flow (docs/protocol.md §9) reuses
- * the table with purpose `extension_connect` and the redirect URI it was issued for.
+ * (docs/protocol.md §2.1 "The challenge", §2 step 2). The extension connect flow (docs/protocol.md
+ * §9) reuses the table with purpose `extension_connect` and the redirect URI it was issued for.
  * @module
  */
 import { sql } from "drizzle-orm";

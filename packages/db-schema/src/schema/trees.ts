@@ -1,8 +1,8 @@
 /**
- * `trees`: each user's incremental Merkle tree state, a regenerable cache of the leaves (docs/protocol.md §5
- * "Merkle tree", §1 "Trees are a regenerable cache"). `frontier` is the concatenation of the
- * CompactRange hashes (32 bytes each, largest subtree first); `version` guards every save
- * (optimistic concurrency: a save names the version it read).
+ * `trees`: each user's incremental Merkle tree state, a regenerable cache of the leaves
+ * (docs/protocol.md §5 "The Merkle log and leaf encoding", §5.3 "Hashes"). `frontier` is the
+ * concatenation of the CompactRange hashes (32 bytes each, largest subtree first); `version` guards
+ * every save (optimistic concurrency: a save names the version it read).
  * @module
  */
 import { sql } from "drizzle-orm";

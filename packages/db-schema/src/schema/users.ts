@@ -1,6 +1,7 @@
 /**
- * `users`: one row per wallet public key (docs/protocol.md §4 "User"). The wrapped data key is not a cache:
- * losing it makes the user's memories undecryptable (docs/protocol.md §1 "Back up the database").
+ * `users`: one row per wallet public key (docs/protocol.md §4.2 "Keys"). The wrapped data key is
+ * not a cache: losing it makes the user's memories undecryptable (docs/operations.md "Production
+ * checklist").
  * @module
  */
 import { sql } from "drizzle-orm";

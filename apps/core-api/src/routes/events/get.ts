@@ -1,7 +1,8 @@
 /**
- * `GET /events` (docs/api.md "Events"; contract §15): the caller's memory events as Server-Sent
- * Events — `memory.created`, `memory.deleted`, `memory.anchored` — so agents need not poll.
- * Resumable with `Last-Event-ID`; confined like every read of an API key with a namespace.
+ * `GET /events` (docs/protocol.md §4.8 "Events"; docs/api.md "Events"): the caller's memory events
+ * as Server-Sent Events — `memory.created`, `memory.deleted`, `memory.anchored` — so agents need
+ * not poll. Resumable with `Last-Event-ID`; confined like every read of an API key with a
+ * namespace.
  *
  * The stream is long-lived by design. The Node server's request timeout does not cut it: that
  * timeout bounds how long the request (headers and body) takes to *arrive*, and a GET has no body,

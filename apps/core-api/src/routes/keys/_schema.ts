@@ -7,7 +7,10 @@ import { API_KEY_SCOPES, type ApiKeyScope } from "@verifiable-memory/db-schema";
 import { withoutNul } from "@verifiable-memory/http-kit";
 import { NamespaceSchema } from "@verifiable-memory/memory";
 
-/** What a key may do, as every key view shows it (docs/protocol.md §3 "Scopes and confinement"). */
+/**
+ * What a key may do, as every key view shows it (docs/protocol.md §3.5 "Scopes, expiry and
+ * confinement").
+ */
 export const keyGrantFields = {
   scopes: z.array(z.enum(API_KEY_SCOPES)),
   expiresAt: z.string().nullable().openapi({ description: "null: never expires" }),

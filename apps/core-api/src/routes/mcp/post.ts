@@ -1,9 +1,9 @@
 /**
- * `POST /mcp` (contract §14): the Model Context Protocol over Streamable HTTP, so an agent
- * framework can use the memory tools (`remember`, `recall`, `forget`, `prove`, `verify` of
- * `@verifiable-memory/mcp`) with nothing but the URL and its bearer. Stateless: each request gets a new MCP
- * server and transport (the SDK's web-standard Streamable HTTP transport, answering JSON), whose
- * tools act as the request's caller — its scopes and namespace confinement apply, through the
+ * `POST /mcp` (docs/protocol.md §4.9 "MCP"): the Model Context Protocol over Streamable HTTP, so an
+ * agent framework can use the memory tools (`remember`, `recall`, `forget`, `prove`, `verify` of
+ * `@verifiable-memory/mcp`) with nothing but the URL and its bearer. Stateless: each request gets a
+ * new MCP server and transport (the SDK's web-standard Streamable HTTP transport, answering JSON),
+ * whose tools act as the request's caller — its scopes and namespace confinement apply, through the
  * in-process services. Authentication, the rate limit, body limits and JSON-only bodies are the
  * app's, as on every route. GET and DELETE (a standalone event stream, ending a session) are 405:
  * there are no sessions.

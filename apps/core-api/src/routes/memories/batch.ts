@@ -1,5 +1,5 @@
 /**
- * `POST /memories/batch` (docs/protocol.md §4.1 "Batch writes"): encrypts 1–256 memories and
+ * `POST /memories/batch` (docs/protocol.md §4.1 "The memory record"): encrypts 1–256 memories and
  * appends them to the caller's Merkle log at once, all or nothing, at contiguous leaf indices.
  * @module
  */

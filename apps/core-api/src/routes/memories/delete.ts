@@ -1,5 +1,5 @@
 /**
- * `DELETE /memories/:id` (docs/protocol.md §4 "deletion is detectable, not prevented"): the body
+ * `DELETE /memories/:id` (docs/protocol.md §4.4 "Deletion"): the body
  * and salt are destroyed, the leaf stays in the tree.
  * @module
  */

@@ -1,6 +1,7 @@
 /**
- * `GET /memories/:id/history` (docs/protocol.md §4 "Updates"): every live version of a memory,
- * oldest first, each with its proof bundle, so the chain of updates verifies leaf by leaf.
+ * `GET /memories/:id/history` (docs/protocol.md §4.7 "Updates and history"): every live version of
+ * a memory, oldest first, each with its proof bundle, so the chain of updates verifies leaf by
+ * leaf.
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";

@@ -1,7 +1,7 @@
 /**
- * `PUT /memories/:id` (docs/protocol.md §4 "Updates"): a new version of a memory, appended to the
- * caller's log with `supersedes: id` committed in its leaf; the old version stays readable and
- * provable.
+ * `PUT /memories/:id` (docs/protocol.md §4.7 "Updates and history"): a new version of a memory,
+ * appended to the caller's log with `supersedes: id` committed in its leaf; the old version stays
+ * readable and provable.
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";

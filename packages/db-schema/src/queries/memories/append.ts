@@ -1,7 +1,7 @@
 /**
- * Appending memories (docs/protocol.md §4 "Memory record"): the transactional append that inserts
- * the memory rows and extends each user's incremental RFC 9162 tree in one statement, one user
- * or a cross-user group commit, with an optimistic version check on the tree row.
+ * Appending memories (docs/protocol.md §4.1 "The memory record"): the transactional append that
+ * inserts the memory rows and extends each user's incremental RFC 9162 tree in one statement, one
+ * user or a cross-user group commit, with an optimistic version check on the tree row.
  * @module
  */
 import type { CompactRange, Hash } from "@verifiable-memory/merkle-log";
@@ -176,8 +176,8 @@ export async function appendMemories(
 }
 
 /**
- * Cross-user group commit: appends every user's memories in ONE transaction (docs/protocol.md §4; issue 5
- * item 2), in four round trips whatever the number of users and memories:
+ * Cross-user group commit: appends every user's memories in ONE transaction (docs/protocol.md §4.1
+ * "The memory record"), in four round trips whatever the number of users and memories:
  * 1. BEGIN;
  * 2. the users' `trees` rows are locked in ascending user id order (`SELECT … FOR UPDATE`, after
  *    an `INSERT … ON CONFLICT DO NOTHING` that creates missing trees; both pipelined), so
@@ -268,10 +268,11 @@ export interface StaleTreeResult {
  * `WITH saved AS (UPDATE trees … WHERE user_id = … AND version = <given> AND root = <given>
  * RETURNING …), m AS (INSERT INTO memories … of the saved users), n AS (INSERT INTO merkle_nodes
  * … of the saved users) SELECT … FROM saved`. Each user is appended only if their `trees` row
- * still has the given version and root (compare-and-swap, docs/protocol.md §5 "Merkle tree": a tree is only
- * ever extended from its own stored frontier); a user whose row moved on (another process appended, or a rebuild) is answered
- * `stale` and nothing of theirs is written, while the other users' appends commit. Same leaf
- * indices, rows and nodes as {@link appendMemoriesForUsers} would write from that state.
+ * still has the given version and root (compare-and-swap, docs/protocol.md §5 "The Merkle log and
+ * leaf encoding": a tree is only ever extended from its own stored frontier); a user whose row
+ * moved on (another process appended, or a rebuild) is answered `stale` and nothing of theirs is
+ * written, while the other users' appends commit. Same leaf indices, rows and nodes as
+ * {@link appendMemoriesForUsers} would write from that state.
  * @param appends each user at most once, each with a non-empty item list and the tree the items
  *   are appended to.
  * @returns one result per entry of `appends`, in the same order: the appended user's result (leaf

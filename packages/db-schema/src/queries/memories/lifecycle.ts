@@ -1,6 +1,6 @@
 /**
- * A memory's lifecycle after its append: superseding it by a new version (docs/protocol.md §4
- * "Updates") and deleting it, which keeps its leaf so roots and proofs stay valid.
+ * A memory's lifecycle after its append: superseding it by a new version (docs/protocol.md §4.7
+ * "Updates and history") and deleting it, which keeps its leaf so roots and proofs stay valid.
  * @module
  */
 import { and, eq, isNull } from "drizzle-orm";
@@ -22,12 +22,12 @@ export type SupersedeResult =
   | { readonly status: "conflict"; readonly reason: "deleted" | "superseded" };
 
 /**
- * `PUT /memories/:id` (docs/protocol.md §4 "Updates"): in ONE transaction, locks the user's memory
- * `oldId` (`SELECT … FOR UPDATE`), and when it is live, current and within `confinedTo`, appends
- * `item` (whose `supersedes` must be `oldId`) to the log as {@link appendMemories} does and marks
- * the old row `superseded_by` the new id. Two concurrent updates of one memory queue on the row
- * lock: the second sees it superseded (conflict); the partial unique index on
- * (user_id, supersedes) backs this up.
+ * `PUT /memories/:id` (docs/protocol.md §4.7 "Updates and history"): in ONE transaction, locks the
+ * user's memory `oldId` (`SELECT … FOR UPDATE`), and when it is live, current and within
+ * `confinedTo`, appends `item` (whose `supersedes` must be `oldId`) to the log as
+ * {@link appendMemories} does and marks the old row `superseded_by` the new id. Two concurrent
+ * updates of one memory queue on the row lock: the second sees it superseded (conflict); the
+ * partial unique index on (user_id, supersedes) backs this up.
  * @returns `superseded` with the new leaf index and tree size; `not_found` for an unknown id,
  *   another user's or one outside `confinedTo`; `conflict` for a deleted or already superseded one.
  * @throws RangeError when `item.supersedes` is not `oldId`; as {@link appendMemories}.

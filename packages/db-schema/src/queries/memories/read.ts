@@ -1,5 +1,5 @@
 /**
- * Reading memories, scoped to the user inside the SQL (docs/protocol.md §3 "Authorization"): one
+ * Reading memories, scoped to the user inside the SQL (docs/protocol.md §3.4 "Authorization"): one
  * by id, several by id, listings newest first, the versions of one memory, and the incremental
  * reads of a cache refresh.
  * @module
@@ -160,10 +160,10 @@ export async function listMemories(
 }
 
 /**
- * Every version of the user's memory `id` (docs/protocol.md §4 "Updates"): the memories reached
- * from it through `supersedes` (older) and `superseded_by` (newer), itself included, in leaf
- * order (oldest first), deleted versions included (their bodies are null); one recursive
- * statement for the ids, one read of the rows. Empty when `id` is not the user's.
+ * Every version of the user's memory `id` (docs/protocol.md §4.7 "Updates and history"): the
+ * memories reached from it through `supersedes` (older) and `superseded_by` (newer), itself
+ * included, in leaf order (oldest first), deleted versions included (their bodies are null); one
+ * recursive statement for the ids, one read of the rows. Empty when `id` is not the user's.
  */
 export async function listMemoryVersions(
   db: Executor,
