@@ -19,6 +19,7 @@ import { createLeaderLock } from "../src/leader-lock.js";
 import { runMaintenance } from "../src/maintenance.js";
 import { startWorker } from "../src/worker.js";
 import { makeUser } from "./_memories.js";
+import { waitFor } from "./_wait.js";
 
 const T0 = Date.parse("2026-11-25T10:00:00.000Z");
 const DAY = 86_400_000;
@@ -116,21 +117,25 @@ describe("runMaintenance", () => {
 describe("the worker", () => {
   it("runs maintenance on the lock holder only, at most once per interval", async () => {
     const ran = [0, 0];
+    const sweeps = [0, 0];
     const workers = [0, 1].map((i) =>
       startWorker({
         lock: createLeaderLock(t.url),
         intervalMs: 100,
         logger: pino({ level: "silent" }),
-        sweep: async () => ({
-          pending: 0,
-          sealed: 0,
-          committed: 0,
-          failed: 0,
-          skipped: 0,
-          timedOut: 0,
-          durationMs: 0,
-          outcomes: [],
-        }),
+        sweep: async () => {
+          sweeps[i] = (sweeps[i] ?? 0) + 1;
+          return {
+            pending: 0,
+            sealed: 0,
+            committed: 0,
+            failed: 0,
+            skipped: 0,
+            timedOut: 0,
+            durationMs: 0,
+            outcomes: [],
+          };
+        },
         maintenanceIntervalMs: 60_000,
         maintain: async () => {
           ran[i] = (ran[i] ?? 0) + 1;
@@ -143,10 +148,13 @@ describe("the worker", () => {
         },
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    // Five sweeps of the leader, 100 ms apart: the standby tried the lock as often meanwhile, and
+    // the maintenance interval (60 s) admitted one pass.
+    await waitFor("five sweeps of the leader", async () => Math.max(...sweeps) >= 5);
     const leaders = workers.map((w) => w.leader);
     await Promise.all(workers.map((w) => w.stop()));
     expect(leaders.filter(Boolean)).toHaveLength(1);
     expect(ran.sort()).toEqual([0, 1]);
+    expect(Math.min(...sweeps)).toBe(0);
   });
 });

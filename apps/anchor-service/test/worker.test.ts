@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANCHOR_LOCK_KEY } from "../src/leader-lock.js";
 import { startTestChain, type TestChain } from "./_chain.js";
 import { makeUser, seedMemories, type TestUser } from "./_memories.js";
+import { waitFor } from "./_wait.js";
 
 const INTERVAL_MS = 1500;
 const appDir = fileURLToPath(new URL("..", import.meta.url));
@@ -105,24 +106,6 @@ async function metricsOf(instance: Instance): Promise<Map<string, number> | null
   }
 }
 
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | null | false>,
-  timeoutMs = 30_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null && value !== false) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const leaderOf = async (instance: Instance) => (await metricsOf(instance))?.get("anchor_is_leader");
 
 async function allAnchored(users: readonly TestUser[]): Promise<boolean> {
@@ -150,8 +133,10 @@ describe("two anchor-service processes", () => {
       await seedMemories(t.db, user, 2);
     }
     await waitFor("the leader to anchor the first writes", () => allAnchored(users));
-    // A few more intervals: the standby keeps trying the lock, never sweeping.
-    await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_MS));
+    // Two more sweeps of the leader: the standby tried the lock as often meanwhile, never sweeping.
+    const sweeps = async () => (await metricsOf(first))?.get("anchor_sweeps_total") ?? 0;
+    const swept = await sweeps();
+    await waitFor("two more sweeps of the leader", async () => (await sweeps()) >= swept + 2);
     const standby = await metricsOf(second);
     expect(standby?.get("anchor_is_leader")).toBe(0);
     expect(standby?.get("anchor_sweeps_total")).toBe(0);

@@ -35,6 +35,33 @@ async function freePort(): Promise<number> {
   return typeof address === "object" && address ? address.port : 0;
 }
 
+/** Polls `check` every 20 ms until it holds; throws naming `what` after `ms`. */
+async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  ms = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Whether a new TCP connection to 127.0.0.1:`port` is refused (nothing listens there). */
+function refusesConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(port, "127.0.0.1");
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(false);
+    });
+    probe.once("error", () => resolve(true));
+  });
+}
+
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline && child.exitCode === null) {
@@ -86,16 +113,22 @@ describe("core-api main on the embedded PostgreSQL", () => {
     });
     const answered = new Promise<void>((resolve) => socket.once("end", resolve));
     await new Promise<void>((resolve) => socket.once("connect", resolve));
+    // `Expect: 100-continue`: the server answers 100 once it has parsed the headers and handed
+    // the request to the app, so the request is in flight before the signal.
     socket.write(
       `POST /auth/challenge HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n` +
+        "Expect: 100-continue\r\n\r\n",
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await until("the 100 Continue", () => response.startsWith("HTTP/1.1 100 Continue\r\n\r\n"));
+    socket.write(body.slice(0, 10));
     child.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 1000));
+    // Shutdown has begun once the listening socket is closed.
+    await until("the server to stop listening", () => refusesConnections(port));
     socket.write(body.slice(10));
     await answered;
-    expect(response.split("\r\n")[0], `${output}\n---${response}`).toBe("HTTP/1.1 200 OK");
+    const final = response.slice("HTTP/1.1 100 Continue\r\n\r\n".length);
+    expect(final.split("\r\n")[0], `${output}\n---${response}`).toBe("HTTP/1.1 200 OK");
     expect(response).toContain('"nonce"');
 
     expect(await exited, output).toBe(0);

@@ -35,6 +35,7 @@ import {
   insertSubmittedBatch,
   latestAnchoredCheckpoint,
   latestEventId,
+  listAnchoredCheckpoints,
   listApiKeys,
   listDeletedSince,
   listEventsAfter,
@@ -43,6 +44,7 @@ import {
   listMemories,
   listMemoriesSince,
   listMemoryVersions,
+  listNamespaces,
   listRecallSegments,
   listStakeLots,
   listSupersededBefore,
@@ -108,6 +110,8 @@ const USER_SCOPED = [
   "supersedeMemory",
   "listRecallSegments",
   "streamRecallSegments",
+  "listAnchoredCheckpoints",
+  "listNamespaces",
   "listSupersededBefore",
   "sealRecallSegment",
   "resealRecallSegmentOf",
@@ -257,267 +261,282 @@ describe("authorization: every query is scoped to its userId", () => {
     ].sort();
     expect(exported).toEqual(classified);
   });
+});
 
-  it("called as another user, every user-scoped function finds nothing and changes nothing", async () => {
-    const a = await populate();
-    const b = await populate();
-    const A = a.user.id;
-    const checks: Record<string, () => Promise<void>> = {
-      appendMemories: async () => {
-        const treeB = await getTree(t.db, b.user.id);
-        await appendMemories(t.db, A, [newMemory("a-only")]);
-        expect(await getTree(t.db, b.user.id)).toEqual(treeB);
-      },
-      appendMemoriesForUsers: async () => {
-        // Writes exactly the users it names: a batch for a third user leaves A and B untouched
-        // (A's later checks count its leaves).
-        const c = await makeUser(t.db);
-        const [treeA, treeB] = [await getTree(t.db, A), await getTree(t.db, b.user.id)];
-        const [result] = await appendMemoriesForUsers(t.db, [
-          { userId: c.id, items: [newMemory("c-only")] },
-        ]);
-        expect(result?.userId).toBe(c.id);
-        expect(await getTree(t.db, A)).toEqual(treeA);
-        expect(await getTree(t.db, b.user.id)).toEqual(treeB);
-      },
-      appendMemoriesToKnownTrees: async () => {
-        // B's stored tree given as A's: A's row does not have B's root, so A is stale and
-        // neither tree changes (the version alone could coincide).
-        const [treeA, treeB] = [await getTree(t.db, A), await getTree(t.db, b.user.id)];
-        const [row] = await t.db.select().from(trees).where(eq(trees.userId, b.user.id));
-        if (!row || !treeA || !treeB) {
-          throw new Error("trees missing");
-        }
-        const [result] = await appendMemoriesToKnownTrees(t.db, [
-          { userId: A, items: [newMemory("a-on-b")], tree: { ...row, version: treeA.version } },
-        ]);
-        expect(result).toEqual({ userId: A, stale: true });
-        expect(await getTree(t.db, A)).toEqual(treeA);
-        expect(await getTree(t.db, b.user.id)).toEqual(treeB);
-      },
-      checkTree: async () => {
-        const check = await checkTree(t.db, A);
-        expect(check.size).toBe(3);
-        expect(check.drifted).toBe(false);
-      },
-      deleteMemory: async () => {
-        expect(await deleteMemory(t.db, A, b.kept.id)).toBe(false);
-        expect(await getMemory(t.db, b.user.id, b.kept.id)).not.toBeNull();
-      },
-      getAnchoredCheckpointBySize: async () => {
-        expect(await getAnchoredCheckpointBySize(t.db, A, 2)).toEqual(a.checkpoint);
-      },
-      getApiKey: async () => {
-        expect(await getApiKey(t.db, A, b.key.id)).toBeNull();
-        expect(await getApiKey(t.db, b.user.id, b.key.id)).not.toBeNull();
-      },
-      getCommitBatch: async () => {
-        expect(await getCommitBatch(t.db, A, b.batch.id)).toBeNull();
-        expect(await getCommitBatch(t.db, b.user.id, b.batch.id)).not.toBeNull();
-      },
-      getGrant: async () => {
-        expect(await getGrant(t.db, A, b.grant.id)).toBeNull();
-        expect(await getGrant(t.db, b.user.id, b.grant.id)).not.toBeNull();
-      },
-      getLeafCount: async () => {
-        // Checks run in USER_SCOPED order: A has 3 leaves by now (one deleted), B 2.
-        expect(await getLeafCount(t.db, A)).toBe(3);
-        expect(await getLeafCount(t.db, b.user.id)).toBe(2);
-        const stranger = await makeUser(t.db);
-        expect(await getLeafCount(t.db, stranger.id)).toBe(0);
-      },
-      getMemoriesByIds: async () => {
-        const ids = [b.kept.id, b.gone.id];
-        expect(await getMemoriesByIds(t.db, A, ids, { includeDeleted: true })).toEqual([]);
-        expect(await getMemoriesByIds(t.db, b.user.id, ids, { includeDeleted: true })).toHaveLength(
-          2,
-        );
-      },
-      getMemory: async () => {
-        expect(await getMemory(t.db, A, b.kept.id, { includeDeleted: true })).toBeNull();
-        expect(await getMemory(t.db, A, b.gone.id, { includeDeleted: true })).toBeNull();
-        expect(await getMemory(t.db, b.user.id, b.kept.id)).not.toBeNull();
-      },
-      readRecallPage: async () => {
-        const seen: string[] = [];
-        const page = await readRecallPage(
-          t.db,
-          A,
-          { afterLeafIndex: -1, limit: 100, deletedSince: new Date(0) },
-          (row) => seen.push(row.id),
-        );
-        expect(seen).toContain(a.kept.id);
-        expect(seen).not.toContain(b.kept.id);
-        expect(page.deletedLeafIndexes).toEqual([1]); // A's `gone` only, not B's
-      },
-      getMemoryAtLatestCheckpoint: async () => {
-        expect(await getMemoryAtLatestCheckpoint(t.db, A, b.kept.id)).toBeNull();
-        const own = await getMemoryAtLatestCheckpoint(t.db, A, a.kept.id);
-        expect(own?.memory.id).toBe(a.kept.id);
-        expect(own?.checkpoint?.id).toBe(a.checkpoint.id);
-        const theirs = await getMemoryAtLatestCheckpoint(t.db, b.user.id, b.kept.id);
-        expect(theirs?.checkpoint?.id).toBe(b.checkpoint.id);
-      },
-      getPendingLeaves: async () => {
-        // Checks run in USER_SCOPED order: A has 3 leaves by now, B 2.
-        expect((await getPendingLeaves(t.db, A)).count).toBe(3);
-        expect((await getPendingLeaves(t.db, b.user.id)).count).toBe(2);
-      },
-      getTree: async () => {
-        expect((await getTree(t.db, A))?.size).toBe(3);
-        expect((await getTree(t.db, b.user.id))?.size).toBe(2);
-      },
-      latestAnchoredCheckpoint: async () => {
-        expect((await latestAnchoredCheckpoint(t.db, A))?.id).toBe(a.checkpoint.id);
-      },
-      listApiKeys: async () => {
-        expect((await listApiKeys(t.db, A)).items.map((k) => k.id)).toEqual([a.key.id]);
-      },
-      listDeletedSince: async () => {
-        expect((await listDeletedSince(t.db, A, a.since)).map((d) => d.id)).toEqual([a.gone.id]);
-      },
-      listGrantAudit: async () => {
-        expect((await listGrantAudit(t.db, A, b.grant.id)).items).toEqual([]);
-        expect((await listGrantAudit(t.db, b.user.id, b.grant.id)).items).toHaveLength(1);
-      },
-      listGrants: async () => {
-        expect((await listGrants(t.db, A)).items.map((g) => g.id)).toEqual([a.grant.id]);
-      },
-      listMemories: async () => {
-        const ids = (await listMemories(t.db, A)).items.map((m) => m.id);
-        expect(ids).not.toContain(b.kept.id);
-        expect(ids).toContain(a.kept.id);
-      },
-      listMemoryVersions: async () => {
-        expect(await listMemoryVersions(t.db, A, b.kept.id)).toEqual([]);
-        expect(await listMemoryVersions(t.db, b.user.id, b.kept.id)).toHaveLength(1);
-      },
-      supersedeMemory: async () => {
-        const next = { ...newMemory("never"), supersedes: b.kept.id };
-        expect(await supersedeMemory(t.db, A, b.kept.id, next)).toEqual({ status: "not_found" });
-        expect(await getMemory(t.db, b.user.id, b.kept.id)).toMatchObject({ supersededBy: null });
-        expect(await getMemory(t.db, A, next.id)).toBeNull();
-      },
-      listRecallSegments: async () => {
-        expect((await listRecallSegments(t.db, A)).map((segment) => segment.userId)).toEqual([A]);
-        expect(await listRecallSegments(t.db, b.user.id)).toHaveLength(1);
-      },
-      streamRecallSegments: async () => {
-        const seen: string[] = [];
-        await streamRecallSegments(t.db, A, (segment) => seen.push(segment.userId));
-        expect(seen).toEqual([A]);
-      },
-      listSupersededBefore: async () => {
-        expect(await listSupersededBefore(t.db, A, 1000)).toEqual([]);
-      },
-      sealRecallSegment: async () => {
-        // Sealing A's range [0, 2) sees only A's live memories, never B's.
-        let seen: string[] = [];
-        await sealRecallSegment(t.db, A, { firstLeaf: 0, endLeaf: 2 }, (ids) => {
-          seen = [...ids];
-          return { format: 1, entries: 0, iv: new Uint8Array(12), ciphertext: new Uint8Array(17) };
-        });
-        expect(seen).toEqual([a.kept.id]);
-        await deleteRecallSegments(t.db, A);
-      },
-      resealRecallSegmentOf: async () => {
-        const touched = await resealRecallSegmentOf(t.db, A, 0, () => {
-          throw new Error("B's segment must not reach A's re-seal");
-        });
-        expect(touched).toBe(false);
-      },
-      dropRecallSegmentOf: async () => {
-        await dropRecallSegmentOf(t.db, A, 0);
-        expect(await listRecallSegments(t.db, b.user.id)).toHaveLength(1);
-      },
-      deleteRecallSegments: async () => {
-        expect(await deleteRecallSegments(t.db, A)).toBe(0);
-        expect(await listRecallSegments(t.db, b.user.id)).toHaveLength(1);
-      },
-      listMemoriesSince: async () => {
-        const ids = (await listMemoriesSince(t.db, A, -1)).map((m) => m.id);
-        expect(ids).not.toContain(b.kept.id);
-        expect(ids).toContain(a.kept.id);
-      },
-      replaceStakeLots: async () => {
-        await replaceStakeLots(t.db, A, [], new Date());
-        expect(await listStakeLots(t.db, A)).toEqual([]);
-        expect((await listStakeLots(t.db, b.user.id)).map((l) => l.amountLamports)).toEqual([
-          1000n,
-        ]);
-      },
-      listStakeLots: async () => {
-        const lots = await listStakeLots(t.db, A);
-        expect(lots.map((l) => l.userId)).toEqual([A]);
-      },
-      markAnchored: async () => {
-        await markAnchored(t.db, A, 100);
-        expect((await getPendingLeaves(t.db, b.user.id)).count).toBe(2);
-        expect((await getPendingLeaves(t.db, A)).count).toBe(0);
-      },
-      markBatchConfirmed: async () => {
-        expect(await markBatchConfirmed(t.db, A, b.batch.id, "x")).toBe(false);
-        expect((await getCommitBatch(t.db, b.user.id, b.batch.id))?.status).toBe("submitted");
-      },
-      markBatchFailed: async () => {
-        expect(await markBatchFailed(t.db, A, b.batch.id, "x")).toBe(false);
-        expect((await getCommitBatch(t.db, b.user.id, b.batch.id))?.status).toBe("submitted");
-      },
-      nodeSource: async () => {
-        const { size } = (await getTree(t.db, b.user.id)) ?? { size: 0 };
-        await expect(nodeSource(t.db, A).getNodes([{ level: 0, index: 3 }])).rejects.toThrow();
-        expect(await inclusionProof(0, size, nodeSource(t.db, b.user.id))).toHaveLength(1);
-      },
-      rebuildTree: async () => {
-        const treeB = await getTree(t.db, b.user.id);
-        expect((await rebuildTree(t.db, A)).size).toBe(3);
-        expect(await getTree(t.db, b.user.id)).toEqual(treeB);
-        expect((await checkTree(t.db, b.user.id)).drifted).toBe(false);
-      },
-      revokeApiKey: async () => {
-        expect(await revokeApiKey(t.db, A, b.key.id)).toBe(false);
-        expect((await getApiKey(t.db, b.user.id, b.key.id))?.revokedAt).toBeNull();
-      },
-      revokeExtensionSession: async () => {
-        expect(await revokeExtensionSession(t.db, A, b.session.id)).toBe(false);
-        const row =
-          await t.sql`select revoked_at from extension_sessions where id = ${b.session.id}`;
-        expect(row[0]?.revoked_at).toBeNull();
-      },
-      revokeGrant: async () => {
-        expect(await revokeGrant(t.db, A, b.grant.id)).toBe(false);
-        expect((await getGrant(t.db, b.user.id, b.grant.id))?.revokedAt).toBeNull();
-      },
-      rootAtSize: async () => {
-        // A's tree has 3 leaves, B's 2: A's root at 2 is A's, never B's.
-        const rootA = await rootAtSize(t.db, A, 2);
-        const rootB = await rootAtSize(t.db, b.user.id, 2);
-        expect(rootA).not.toEqual(rootB);
-        expect(rootB).toEqual((await getTree(t.db, b.user.id))?.root);
-      },
-      touchApiKeyLastUsed: async () => {
-        expect(await touchApiKeyLastUsed(t.db, A, b.key.id)).toBe(false);
-        expect((await getApiKey(t.db, b.user.id, b.key.id))?.lastUsedAt).toBeNull();
-      },
-      listEventsAfter: async () => {
-        // The triggers wrote both users' events (created, deleted, anchored); A reads only A's.
-        const events = await listEventsAfter(t.db, A, 0, { limit: 1000 });
-        expect(events.length).toBeGreaterThan(0);
-        expect(events.every((e) => e.userId === A)).toBe(true);
-        expect(events.map((e) => e.data.id)).not.toContain(b.kept.id);
-      },
-      latestEventId: async () => {
-        const [own] =
-          await t.sql`select max(id)::int as id from memory_events where user_id = ${A}`;
-        expect(await latestEventId(t.db, A)).toBe(own?.id);
-      },
-    };
-    expect(Object.keys(checks).sort()).toEqual([...USER_SCOPED].sort());
-    for (const name of USER_SCOPED) {
-      const check = checks[name] as () => Promise<void>;
-      await check().catch((error: unknown) => {
-        throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-      });
-    }
+describe("authorization: called as another user, every user-scoped function finds nothing and changes nothing", () => {
+  // One case per function, run in USER_SCOPED order over the same two users (later checks count
+  // the leaves earlier ones appended).
+  let a: Awaited<ReturnType<typeof populate>>;
+  let b: Awaited<ReturnType<typeof populate>>;
+  let A: string;
+  beforeAll(async () => {
+    a = await populate();
+    b = await populate();
+    A = a.user.id;
   });
+  const checks: Record<string, () => Promise<void>> = {
+    appendMemories: async () => {
+      const treeB = await getTree(t.db, b.user.id);
+      await appendMemories(t.db, A, [newMemory("a-only")]);
+      expect(await getTree(t.db, b.user.id)).toEqual(treeB);
+    },
+    appendMemoriesForUsers: async () => {
+      // Writes exactly the users it names: a batch for a third user leaves A and B untouched
+      // (A's later checks count its leaves).
+      const c = await makeUser(t.db);
+      const [treeA, treeB] = [await getTree(t.db, A), await getTree(t.db, b.user.id)];
+      const [result] = await appendMemoriesForUsers(t.db, [
+        { userId: c.id, items: [newMemory("c-only")] },
+      ]);
+      expect(result?.userId).toBe(c.id);
+      expect(await getTree(t.db, A)).toEqual(treeA);
+      expect(await getTree(t.db, b.user.id)).toEqual(treeB);
+    },
+    appendMemoriesToKnownTrees: async () => {
+      // B's stored tree given as A's: A's row does not have B's root, so A is stale and
+      // neither tree changes (the version alone could coincide).
+      const [treeA, treeB] = [await getTree(t.db, A), await getTree(t.db, b.user.id)];
+      const [row] = await t.db.select().from(trees).where(eq(trees.userId, b.user.id));
+      if (!row || !treeA || !treeB) {
+        throw new Error("trees missing");
+      }
+      const [result] = await appendMemoriesToKnownTrees(t.db, [
+        { userId: A, items: [newMemory("a-on-b")], tree: { ...row, version: treeA.version } },
+      ]);
+      expect(result).toEqual({ userId: A, stale: true });
+      expect(await getTree(t.db, A)).toEqual(treeA);
+      expect(await getTree(t.db, b.user.id)).toEqual(treeB);
+    },
+    checkTree: async () => {
+      const check = await checkTree(t.db, A);
+      expect(check.size).toBe(3);
+      expect(check.drifted).toBe(false);
+    },
+    deleteMemory: async () => {
+      expect(await deleteMemory(t.db, A, b.kept.id)).toBe(false);
+      expect(await getMemory(t.db, b.user.id, b.kept.id)).not.toBeNull();
+    },
+    getAnchoredCheckpointBySize: async () => {
+      expect(await getAnchoredCheckpointBySize(t.db, A, 2)).toEqual(a.checkpoint);
+    },
+    getApiKey: async () => {
+      expect(await getApiKey(t.db, A, b.key.id)).toBeNull();
+      expect(await getApiKey(t.db, b.user.id, b.key.id)).not.toBeNull();
+    },
+    getCommitBatch: async () => {
+      expect(await getCommitBatch(t.db, A, b.batch.id)).toBeNull();
+      expect(await getCommitBatch(t.db, b.user.id, b.batch.id)).not.toBeNull();
+    },
+    getGrant: async () => {
+      expect(await getGrant(t.db, A, b.grant.id)).toBeNull();
+      expect(await getGrant(t.db, b.user.id, b.grant.id)).not.toBeNull();
+    },
+    getLeafCount: async () => {
+      // Checks run in USER_SCOPED order: A has 3 leaves by now (one deleted), B 2.
+      expect(await getLeafCount(t.db, A)).toBe(3);
+      expect(await getLeafCount(t.db, b.user.id)).toBe(2);
+      const stranger = await makeUser(t.db);
+      expect(await getLeafCount(t.db, stranger.id)).toBe(0);
+    },
+    getMemoriesByIds: async () => {
+      const ids = [b.kept.id, b.gone.id];
+      expect(await getMemoriesByIds(t.db, A, ids, { includeDeleted: true })).toEqual([]);
+      expect(await getMemoriesByIds(t.db, b.user.id, ids, { includeDeleted: true })).toHaveLength(
+        2,
+      );
+    },
+    getMemory: async () => {
+      expect(await getMemory(t.db, A, b.kept.id, { includeDeleted: true })).toBeNull();
+      expect(await getMemory(t.db, A, b.gone.id, { includeDeleted: true })).toBeNull();
+      expect(await getMemory(t.db, b.user.id, b.kept.id)).not.toBeNull();
+    },
+    readRecallPage: async () => {
+      const seen: string[] = [];
+      const page = await readRecallPage(
+        t.db,
+        A,
+        { afterLeafIndex: -1, limit: 100, deletedSince: new Date(0) },
+        (row) => seen.push(row.id),
+      );
+      expect(seen).toContain(a.kept.id);
+      expect(seen).not.toContain(b.kept.id);
+      expect(page.deletedLeafIndexes).toEqual([1]); // A's `gone` only, not B's
+    },
+    getMemoryAtLatestCheckpoint: async () => {
+      expect(await getMemoryAtLatestCheckpoint(t.db, A, b.kept.id)).toBeNull();
+      const own = await getMemoryAtLatestCheckpoint(t.db, A, a.kept.id);
+      expect(own?.memory.id).toBe(a.kept.id);
+      expect(own?.checkpoint?.id).toBe(a.checkpoint.id);
+      const theirs = await getMemoryAtLatestCheckpoint(t.db, b.user.id, b.kept.id);
+      expect(theirs?.checkpoint?.id).toBe(b.checkpoint.id);
+    },
+    getPendingLeaves: async () => {
+      // Checks run in USER_SCOPED order: A has 3 leaves by now, B 2.
+      expect((await getPendingLeaves(t.db, A)).count).toBe(3);
+      expect((await getPendingLeaves(t.db, b.user.id)).count).toBe(2);
+    },
+    getTree: async () => {
+      expect((await getTree(t.db, A))?.size).toBe(3);
+      expect((await getTree(t.db, b.user.id))?.size).toBe(2);
+    },
+    latestAnchoredCheckpoint: async () => {
+      expect((await latestAnchoredCheckpoint(t.db, A))?.id).toBe(a.checkpoint.id);
+    },
+    listApiKeys: async () => {
+      expect((await listApiKeys(t.db, A)).items.map((k) => k.id)).toEqual([a.key.id]);
+    },
+    listDeletedSince: async () => {
+      expect((await listDeletedSince(t.db, A, a.since)).map((d) => d.id)).toEqual([a.gone.id]);
+    },
+    listGrantAudit: async () => {
+      expect((await listGrantAudit(t.db, A, b.grant.id)).items).toEqual([]);
+      expect((await listGrantAudit(t.db, b.user.id, b.grant.id)).items).toHaveLength(1);
+    },
+    listGrants: async () => {
+      expect((await listGrants(t.db, A)).items.map((g) => g.id)).toEqual([a.grant.id]);
+    },
+    listMemories: async () => {
+      const ids = (await listMemories(t.db, A)).items.map((m) => m.id);
+      expect(ids).not.toContain(b.kept.id);
+      expect(ids).toContain(a.kept.id);
+    },
+    listMemoryVersions: async () => {
+      expect(await listMemoryVersions(t.db, A, b.kept.id)).toEqual([]);
+      expect(await listMemoryVersions(t.db, b.user.id, b.kept.id)).toHaveLength(1);
+    },
+    supersedeMemory: async () => {
+      const next = { ...newMemory("never"), supersedes: b.kept.id };
+      expect(await supersedeMemory(t.db, A, b.kept.id, next)).toEqual({ status: "not_found" });
+      expect(await getMemory(t.db, b.user.id, b.kept.id)).toMatchObject({ supersededBy: null });
+      expect(await getMemory(t.db, A, next.id)).toBeNull();
+    },
+    listRecallSegments: async () => {
+      expect((await listRecallSegments(t.db, A)).map((segment) => segment.userId)).toEqual([A]);
+      expect(await listRecallSegments(t.db, b.user.id)).toHaveLength(1);
+    },
+    streamRecallSegments: async () => {
+      const seen: string[] = [];
+      await streamRecallSegments(t.db, A, (segment) => seen.push(segment.userId));
+      expect(seen).toEqual([A]);
+    },
+    listSupersededBefore: async () => {
+      expect(await listSupersededBefore(t.db, A, 1000)).toEqual([]);
+    },
+    sealRecallSegment: async () => {
+      // Sealing A's range [0, 2) sees only A's live memories, never B's.
+      let seen: string[] = [];
+      await sealRecallSegment(t.db, A, { firstLeaf: 0, endLeaf: 2 }, (ids) => {
+        seen = [...ids];
+        return { format: 1, entries: 0, iv: new Uint8Array(12), ciphertext: new Uint8Array(17) };
+      });
+      expect(seen).toEqual([a.kept.id]);
+      await deleteRecallSegments(t.db, A);
+    },
+    resealRecallSegmentOf: async () => {
+      const touched = await resealRecallSegmentOf(t.db, A, 0, () => {
+        throw new Error("B's segment must not reach A's re-seal");
+      });
+      expect(touched).toBe(false);
+    },
+    dropRecallSegmentOf: async () => {
+      await dropRecallSegmentOf(t.db, A, 0);
+      expect(await listRecallSegments(t.db, b.user.id)).toHaveLength(1);
+    },
+    deleteRecallSegments: async () => {
+      expect(await deleteRecallSegments(t.db, A)).toBe(0);
+      expect(await listRecallSegments(t.db, b.user.id)).toHaveLength(1);
+    },
+    listMemoriesSince: async () => {
+      const ids = (await listMemoriesSince(t.db, A, -1)).map((m) => m.id);
+      expect(ids).not.toContain(b.kept.id);
+      expect(ids).toContain(a.kept.id);
+    },
+    replaceStakeLots: async () => {
+      await replaceStakeLots(t.db, A, [], new Date());
+      expect(await listStakeLots(t.db, A)).toEqual([]);
+      expect((await listStakeLots(t.db, b.user.id)).map((l) => l.amountLamports)).toEqual([1000n]);
+    },
+    listStakeLots: async () => {
+      const lots = await listStakeLots(t.db, A);
+      expect(lots.map((l) => l.userId)).toEqual([A]);
+    },
+    markAnchored: async () => {
+      await markAnchored(t.db, A, 100);
+      expect((await getPendingLeaves(t.db, b.user.id)).count).toBe(2);
+      expect((await getPendingLeaves(t.db, A)).count).toBe(0);
+    },
+    markBatchConfirmed: async () => {
+      expect(await markBatchConfirmed(t.db, A, b.batch.id, "x")).toBe(false);
+      expect((await getCommitBatch(t.db, b.user.id, b.batch.id))?.status).toBe("submitted");
+    },
+    markBatchFailed: async () => {
+      expect(await markBatchFailed(t.db, A, b.batch.id, "x")).toBe(false);
+      expect((await getCommitBatch(t.db, b.user.id, b.batch.id))?.status).toBe("submitted");
+    },
+    nodeSource: async () => {
+      const { size } = (await getTree(t.db, b.user.id)) ?? { size: 0 };
+      await expect(nodeSource(t.db, A).getNodes([{ level: 0, index: 3 }])).rejects.toThrow();
+      expect(await inclusionProof(0, size, nodeSource(t.db, b.user.id))).toHaveLength(1);
+    },
+    rebuildTree: async () => {
+      const treeB = await getTree(t.db, b.user.id);
+      expect((await rebuildTree(t.db, A)).size).toBe(3);
+      expect(await getTree(t.db, b.user.id)).toEqual(treeB);
+      expect((await checkTree(t.db, b.user.id)).drifted).toBe(false);
+    },
+    revokeApiKey: async () => {
+      expect(await revokeApiKey(t.db, A, b.key.id)).toBe(false);
+      expect((await getApiKey(t.db, b.user.id, b.key.id))?.revokedAt).toBeNull();
+    },
+    revokeExtensionSession: async () => {
+      expect(await revokeExtensionSession(t.db, A, b.session.id)).toBe(false);
+      const row = await t.sql`select revoked_at from extension_sessions where id = ${b.session.id}`;
+      expect(row[0]?.revoked_at).toBeNull();
+    },
+    revokeGrant: async () => {
+      expect(await revokeGrant(t.db, A, b.grant.id)).toBe(false);
+      expect((await getGrant(t.db, b.user.id, b.grant.id))?.revokedAt).toBeNull();
+    },
+    rootAtSize: async () => {
+      // A's tree has 3 leaves, B's 2: A's root at 2 is A's, never B's.
+      const rootA = await rootAtSize(t.db, A, 2);
+      const rootB = await rootAtSize(t.db, b.user.id, 2);
+      expect(rootA).not.toEqual(rootB);
+      expect(rootB).toEqual((await getTree(t.db, b.user.id))?.root);
+    },
+    touchApiKeyLastUsed: async () => {
+      expect(await touchApiKeyLastUsed(t.db, A, b.key.id)).toBe(false);
+      expect((await getApiKey(t.db, b.user.id, b.key.id))?.lastUsedAt).toBeNull();
+    },
+    listEventsAfter: async () => {
+      // The triggers wrote both users' events (created, deleted, anchored); A reads only A's.
+      const events = await listEventsAfter(t.db, A, 0, { limit: 1000 });
+      expect(events.length).toBeGreaterThan(0);
+      expect(events.every((e) => e.userId === A)).toBe(true);
+      expect(events.map((e) => e.data.id)).not.toContain(b.kept.id);
+    },
+    listAnchoredCheckpoints: async () => {
+      const page = await listAnchoredCheckpoints(t.db, A);
+      expect(page.items.map((c) => c.id)).toEqual([a.checkpoint.id]);
+    },
+    listNamespaces: async () => {
+      // A's live, current memories only, all without a namespace: B's are not counted.
+      const page = await listNamespaces(t.db, A);
+      const live = await listMemories(t.db, A, { limit: 200 });
+      expect(page.items.map((n) => [n.namespace, n.count])).toEqual([[null, live.items.length]]);
+    },
+    latestEventId: async () => {
+      const [own] = await t.sql`select max(id)::int as id from memory_events where user_id = ${A}`;
+      expect(await latestEventId(t.db, A)).toBe(own?.id);
+    },
+  };
+
+  it("has a check for every user-scoped function", () => {
+    expect(Object.keys(checks).sort()).toEqual([...USER_SCOPED].sort());
+  });
+  for (const name of USER_SCOPED) {
+    it(name, async () => {
+      await (checks[name] as () => Promise<void>)();
+    });
+  }
 });

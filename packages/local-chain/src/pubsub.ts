@@ -205,6 +205,11 @@ export class PubSub {
     this.stopSlotTimerIfIdle();
   }
 
+  /** Client connections open now. */
+  clients(): number {
+    return this.wss.clients.size;
+  }
+
   /** Closes every client connection and the WebSocket server. */
   async close(): Promise<void> {
     for (const unsubscribe of this.unsubscribeChain) {

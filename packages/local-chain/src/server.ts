@@ -64,6 +64,11 @@ export interface LocalChain {
   readonly wsUrl: string;
   /** Genesis hash of this chain (getGenesisHash), stable across restarts of one dataDir. */
   readonly genesisHash: string;
+  /**
+   * PubSub clients connected now. A test waits for 0 before `close()`: web3.js closes its idle
+   * socket 500 ms after its last subscription ends, and reconnects when the server goes first.
+   */
+  pubSubClients(): number;
   /** Stops both servers, then flushes and closes the ledger. Idempotent. */
   close(): Promise<void>;
 }
@@ -373,6 +378,7 @@ export async function startLocalChain(options: LocalChainOptions): Promise<Local
     url: `http://${urlHost}:${port}`,
     wsUrl: `ws://${urlHost}:${port + 1}`,
     genesisHash: chain.genesis.genesisHash,
+    pubSubClients: () => pubsub.clients(),
     close() {
       closing ??= (async () => {
         await pubsub.close();

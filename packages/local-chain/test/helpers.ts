@@ -1,12 +1,14 @@
 /**
  * Test helpers for the local chain: a temporary data directory, raw JSON-RPC calls over HTTP,
- * and a pause that lets web3.js close its idle PubSub socket before a chain is stopped.
+ * and waiting, on a condition, for web3.js to close its idle PubSub socket before a chain is
+ * stopped.
  * @module
  */
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LocalChain } from "../src/index.js";
 
 /** A fresh temporary directory; remove it with {@link removeDir}. */
 export function tempDir(prefix = "local-chain-"): string {
@@ -41,9 +43,28 @@ export async function rpc(
 }
 
 /**
- * Waits until web3.js has closed its idle PubSub socket (it does so 500 ms after the last
- * subscription ends), so stopping a chain does not leave a client reconnecting.
+ * Waits until no PubSub client is connected to `chain` (web3.js closes its idle socket 500 ms
+ * after the last subscription ends), so stopping the chain does not leave a client reconnecting.
+ * @throws Error when a client is still connected after `timeoutMs` (default 10 000).
  */
-export function settleWebSockets(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 700));
+export async function settleWebSockets(chain: LocalChain, timeoutMs = 10_000): Promise<void> {
+  await until("the PubSub clients to disconnect", () => chain.pubSubClients() === 0, timeoutMs);
+}
+
+/**
+ * Polls `check` every 20 ms until it holds.
+ * @throws Error naming `what` when `timeoutMs` passes first.
+ */
+export async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

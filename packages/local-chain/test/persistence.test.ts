@@ -41,7 +41,7 @@ async function start(dataDir: string): Promise<{ chain: LocalChain; connection: 
 }
 
 async function stop(chain: LocalChain): Promise<void> {
-  await settleWebSockets();
+  await settleWebSockets(chain);
   await chain.close();
 }
 

@@ -42,7 +42,7 @@ import { LiteSVM } from "litesvm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { type LocalChain, startLocalChain } from "../src/index.js";
-import { removeDir, rpc, settleWebSockets, tempDir } from "./helpers.js";
+import { removeDir, rpc, settleWebSockets, tempDir, until } from "./helpers.js";
 
 const programId = new PublicKey(LOCAL_PROGRAM_ID);
 let chain: LocalChain;
@@ -86,7 +86,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await settleWebSockets();
+  await settleWebSockets(chain);
   await chain.close();
   removeDir(dataDir);
 });
@@ -101,8 +101,8 @@ describe("cluster information", () => {
     expect(
       await connection.isBlockhashValid(bs58.encode(new Uint8Array(32).fill(9))),
     ).toMatchObject({ value: false });
-    await new Promise((resolve) => setTimeout(resolve, 900));
-    expect(await connection.getSlot()).toBeGreaterThan(slot);
+    // Slots follow the wall clock: the next one comes within a second.
+    await until("the next slot", async () => (await connection.getSlot()) > slot, 5_000);
     // Block height equals the slot here (no skipped slots); a slot may tick between two reads.
     const slotBefore = await connection.getSlot();
     const blockHeight = await connection.getBlockHeight();
@@ -443,7 +443,13 @@ describe("PubSub on port + 1", () => {
       JSON.stringify({ jsonrpc: "2.0", id: 1, method: "signatureSubscribe", params: [signature] }),
     );
     socket.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "slotSubscribe" }));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await until(
+      "both answers and both notifications",
+      () =>
+        messages.filter((m) => m.id !== undefined).length === 2 &&
+        messages.some((m) => m.method === "signatureNotification") &&
+        messages.some((m) => m.method === "slotNotification"),
+    );
     socket.close();
 
     const signatureNote = messages.find((m) => m.method === "signatureNotification");

@@ -33,8 +33,8 @@ const dirs: string[] = [];
 const running: LocalChain[] = [];
 
 afterEach(async () => {
-  await settleWebSockets();
   for (const chain of running.splice(0)) {
+    await settleWebSockets(chain);
     await chain.close();
   }
   for (const dir of dirs.splice(0)) {
@@ -69,7 +69,7 @@ describe("stake configuration", () => {
     dirs.push(dir);
     let chain = await start(dir, 1234);
     expect(await lockPeriod(new Connection(chain.url, "confirmed"))).toBe(1234n);
-    await settleWebSockets();
+    await settleWebSockets(chain);
     await chain.close();
     running.pop();
     chain = await start(dir, 99);
@@ -103,7 +103,7 @@ describe("localnet_warpClock", () => {
     expect(warped.unixTimestamp).toBeGreaterThanOrEqual(before + 601);
     expect(await chainTime(connection)).toBe(warped.unixTimestamp);
 
-    await settleWebSockets();
+    await settleWebSockets(chain);
     await chain.close();
     running.pop();
     chain = await start(dir);
