@@ -17,6 +17,10 @@
  * - A `createRequire` banner gives bundled CommonJS-style code a working `require`.
  * The output therefore runs in place: it needs the checkout (assets) and its `node_modules`.
  *
+ * The web console (apps/console) is built by Vite, not esbuild: {@link ensureBuilt} of the real
+ * targets also builds it when stale (apps/console/build/freshness.ts keeps its own record), and
+ * `pnpm build` always rebuilds it.
+ *
  * Freshness: beside each bundle, `<name>.build.json` records a SHA-256 over the bundled input
  * files (esbuild's metafile), the package.json of every workspace package they belong to,
  * pnpm-lock.yaml, this file and esbuild's version. A bundle is current while that digest matches;
@@ -30,6 +34,7 @@ import { isBuiltin } from "node:module";
 import { basename, dirname, extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, version as esbuildVersion, type Plugin } from "esbuild";
+import { ensureConsoleBuilt } from "../../apps/console/build/freshness.js";
 
 /** One bundle: an entry point and where its output goes, both relative to the repository root. */
 export interface BuildTarget {
@@ -65,6 +70,13 @@ export const BUILD_TARGETS: readonly BuildTarget[] = [
     outfile: "apps/anchor-service/dist/main.js",
   },
 ];
+
+/** The web console's build, for {@link ensureBuilt}'s report (built by Vite, not by esbuild). */
+export const CONSOLE_TARGET: BuildTarget = {
+  name: "console",
+  entry: "apps/console/index.html",
+  outfile: "apps/console/dist/index.html",
+};
 
 /** The repository root (this file is `scripts/lib/build.ts`). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -267,8 +279,11 @@ export interface EnsureBuiltResult {
 
 /**
  * Rebuilds the targets whose bundle is missing or stale ({@link bundleState}); the others are
- * left alone. `pnpm start` calls this before starting anything.
- * @throws as {@link buildTargets}.
+ * left alone. With the default targets, root and output (the checkout's own build), the web
+ * console is built too when stale ({@link CONSOLE_TARGET}). `pnpm start` calls this before
+ * starting anything.
+ * @throws as {@link buildTargets}; Error from the console's build (e.g. over its first-load
+ *   budget).
  */
 export async function ensureBuilt(options: BuildOptions = {}): Promise<EnsureBuiltResult> {
   const started = performance.now();
@@ -282,6 +297,16 @@ export async function ensureBuilt(options: BuildOptions = {}): Promise<EnsureBui
   }
   if (stale.length > 0) {
     await buildTargets({ ...options, targets: stale.map((s) => s.target) });
+  }
+  const checkout =
+    options.targets === undefined &&
+    options.outRoot === undefined &&
+    resolve(options.root ?? REPO_ROOT) === REPO_ROOT;
+  if (checkout) {
+    const reason = await ensureConsoleBuilt();
+    if (reason !== null) {
+      stale.push({ target: CONSOLE_TARGET, reason });
+    }
   }
   return { rebuilt: stale, ms: performance.now() - started };
 }

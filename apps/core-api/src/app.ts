@@ -18,6 +18,7 @@ import {
   rpcAnchorChain,
 } from "@verifiable-memory/memory";
 import { cors } from "hono/cors";
+import { registerConsole } from "./console/serve-console.js";
 import type { App, AppDeps, AppEnv, Services } from "./context.js";
 import { handleError } from "./errors.js";
 import { registerGetAgentCaseAudit } from "./routes/agent-cases/audit.js";
@@ -174,6 +175,7 @@ export function createApp(deps: AppDeps): App {
   for (const register of routeRegistrations) {
     register(app, deps, services);
   }
+  registerConsole(app, deps);
 
   publishApiApp(app, {
     title: `${deps.config.siws.serviceName} core API`,

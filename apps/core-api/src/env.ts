@@ -3,6 +3,8 @@
  * malformed value stops the process with the variable's name (docs/protocol.md §3).
  * @module
  */
+
+import { fileURLToPath } from "node:url";
 import {
   base58PublicKey,
   ConfigError,
@@ -26,6 +28,16 @@ import { z } from "zod";
 export { ConfigError };
 
 const LOCAL_PROGRAM_ID = "J51ibhpr3HHMXSvELsAC5jeB6R9ik3KR4fCYTEZdGYvz";
+
+/** The public JSON-RPC endpoint of each real cluster, the console's default chain RPC. */
+const PUBLIC_CLUSTER_RPC: Readonly<Record<string, string>> = {
+  mainnet: "https://api.mainnet-beta.solana.com",
+  devnet: "https://api.devnet.solana.com",
+  testnet: "https://api.testnet.solana.com",
+};
+
+/** The console's build in this checkout (`pnpm build` writes it): apps/console/dist. */
+const CHECKOUT_CONSOLE_DIR = fileURLToPath(new URL("../../console/dist", import.meta.url));
 
 const schema = z.object({
   DATABASE_URL: databaseUrl,
@@ -57,6 +69,8 @@ const schema = z.object({
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
   RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
   TRUST_PROXY: flag(false),
+  CONSOLE_CHAIN_RPC_URL: url.optional(),
+  CONSOLE_DIR: optionalText,
 });
 
 /** The validated configuration. */
@@ -100,6 +114,14 @@ export interface Config {
    * a proxy that overwrites that header.
    */
   readonly trustProxy: boolean;
+  /**
+   * The chain JSON-RPC the web console reads commitment accounts from, in the browser
+   * (CONSOLE_CHAIN_RPC_URL; default the cluster's public endpoint, on localnet the chain RPC).
+   * The console page's Content-Security-Policy allows connections to it.
+   */
+  readonly consoleChainRpcUrl: string;
+  /** The console's build served at `/console` (CONSOLE_DIR; default the checkout's). */
+  readonly consoleDir: string;
 }
 
 /**
@@ -143,5 +165,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       authenticatedPerMinute: v.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,
     },
     trustProxy: v.TRUST_PROXY,
+    consoleChainRpcUrl:
+      v.CONSOLE_CHAIN_RPC_URL ??
+      PUBLIC_CLUSTER_RPC[v.SIWS_CHAIN_ID] ??
+      v.CHAIN_RPC_URL ??
+      `http://127.0.0.1:${v.LOCAL_CHAIN_PORT}`,
+    consoleDir: v.CONSOLE_DIR ?? CHECKOUT_CONSOLE_DIR,
   };
 }

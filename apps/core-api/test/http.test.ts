@@ -214,6 +214,8 @@ describe("HTTP conventions", () => {
       "GET /docs",
       "GET /docs/scalar.js",
       "GET /docs/init.js",
+      "GET /console",
+      "GET /console/*",
     ]);
     const registered = t.app.routes
       .filter((r) => r.method !== "ALL")

@@ -4,6 +4,9 @@
  * requests, POST), the PubSub WebSocket on `port + 1`, `GET /healthz` → 200 `{"status":"ok"}`
  * (503 once the ledger cannot be written) and `GET /readyz` → 200 `{"status":"ready"}` while the
  * program is deployed, the ledger loaded and writable, and the chain not stopping.
+ * Like agave's RPC service, the HTTP endpoint answers CORS for any origin (`Access-Control-Allow-Origin:
+ * *` on every response, preflights answered 204), so a page, such as the web console checking a
+ * proof, can read the chain straight from the browser; no credential is involved.
  * Every HTTP response carries `x-request-id` (a sane incoming one is kept); each JSON-RPC call is
  * logged at debug level (request id, method, duration, error code; never its parameters) and an
  * unexpected failure at error level.
@@ -300,7 +303,19 @@ export async function startLocalChain(options: LocalChainOptions): Promise<Local
     const requestId =
       typeof incoming === "string" && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader("x-request-id", requestId);
+    res.setHeader("access-control-allow-origin", "*");
+    res.setHeader("access-control-expose-headers", "x-request-id");
     const path = (req.url ?? "/").split("?")[0];
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, {
+        "access-control-allow-methods": "POST, GET, OPTIONS",
+        "access-control-allow-headers":
+          req.headers["access-control-request-headers"] ?? "content-type",
+        "access-control-max-age": "86400",
+      });
+      res.end();
+      return;
+    }
     if (req.method === "GET" && path === "/readyz") {
       const reason = notReady(chain, programKey, closing !== null);
       if (reason) {

@@ -145,6 +145,28 @@ describe("cluster information", () => {
     expect(ready.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("answers CORS for any origin, as agave does: preflights 204, every answer allows *", async () => {
+    const preflight = await fetch(chain.url, {
+      method: "OPTIONS",
+      headers: {
+        origin: "http://console.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type",
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type");
+    const call = await fetch(chain.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "http://console.example" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot" }),
+    });
+    expect(call.status).toBe(200);
+    expect(call.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
   it("puts x-request-id on every HTTP answer, keeping a sane incoming one", async () => {
     const kept = await fetch(chain.url, {
       method: "POST",

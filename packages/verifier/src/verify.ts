@@ -357,7 +357,7 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
     return log.fail(
       "checkpoint",
       "checkpoint_mismatch",
-      `the bundle's checkpoint (size ${treeSize}) is not the on-chain commitment (size ${onChain.memoryCount})`,
+      `the bundle's checkpoint (size ${treeSize}, root ${rootHash}) is not the on-chain commitment (size ${onChain.memoryCount}, root ${onChain.root})`,
       onChain,
       contentChecked,
     );
