@@ -79,7 +79,9 @@ export function startWorker(options: WorkerOptions): AnchorWorker {
       held = false;
     }
     setLeader(held);
-    if (!held) {
+    if (!held || stopping) {
+      // A worker told to stop starts no sweep, even when the lock came free during its last check
+      // (the old leader releasing it on its own stop).
       return;
     }
     try {
