@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../core-api/test/helpers.js";
+import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
 import { BIN, type CliUser, newCliUser as newUserUnder, runSvc, runSvcJson } from "./_svc.js";
 
 let t: TestApp;

@@ -17,7 +17,7 @@ import {
   type AnchoringChain,
   startAnchoringChain,
 } from "../../../packages/client/test/_anchoring.js";
-import { startTestApp, type TestApp } from "../../core-api/test/helpers.js";
+import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
 import {
   BIN,
   type CliUser,
