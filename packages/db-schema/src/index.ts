@@ -153,6 +153,16 @@ export {
   namespaceUnder,
 } from "./queries/memories/read.js";
 export {
+  deleteVectorsOf,
+  deleteVectorsOfOtherModels,
+  insertMemoryVectors,
+  listMemoriesWithoutVector,
+  listMemoryVectors,
+  type MemoryToEmbed,
+  type SealedVector,
+  type StoredVector,
+} from "./queries/memory-vectors.js";
+export {
   listNamespaces,
   type NamespaceCount,
   type NamespaceListOptions,
@@ -225,9 +235,11 @@ export {
   type Memory,
   type MemoryEventRow,
   type MemoryEventType,
+  type MemoryVectorRow,
   type MerkleNodeRow,
   memories,
   memoryEvents,
+  memoryVectors,
   merkleNodes,
   NONCE_PURPOSES,
   type NoncePurpose,

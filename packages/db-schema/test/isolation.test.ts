@@ -16,6 +16,7 @@ import {
   checkTree,
   deleteMemory,
   deleteRecallSegments,
+  deleteVectorsOf,
   dropRecallSegmentOf,
   getAnchoredCheckpointBySize,
   getApiKey,
@@ -32,6 +33,7 @@ import {
   insertExtensionSession,
   insertGrant,
   insertGrantAudit,
+  insertMemoryVectors,
   insertSubmittedBatch,
   latestAnchoredCheckpoint,
   latestEventId,
@@ -43,6 +45,7 @@ import {
   listGrants,
   listMemories,
   listMemoriesSince,
+  listMemoryVectors,
   listMemoryVersions,
   listNamespaces,
   listRecallSegments,
@@ -119,6 +122,9 @@ const USER_SCOPED = [
   "deleteRecallSegments",
   "listEventsAfter",
   "latestEventId",
+  "insertMemoryVectors",
+  "listMemoryVectors",
+  "deleteVectorsOf",
 ];
 /** Inserts whose row carries the userId given in the input. */
 const USER_INSERTS = [
@@ -153,6 +159,8 @@ const SERVICE_WIDE = [
   "listStuckBatches",
   "listUsersWithPendingLeaves",
   "replaceWrappedDataKeys",
+  "listMemoriesWithoutVector",
+  "deleteVectorsOfOtherModels",
 ];
 /** Not queries: connections, migrations, error classes. */
 const INFRASTRUCTURE = [
@@ -173,6 +181,9 @@ const INFRASTRUCTURE = [
   "resolveDatabaseUrl",
   "startEmbeddedPostgres",
 ];
+
+/** The model id of the vectors stored for each user. */
+const MODEL = "openai|http://127.0.0.1:1|test|8";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -236,6 +247,9 @@ async function populate() {
     iv: new Uint8Array(12),
     ciphertext: new Uint8Array(17),
   }));
+  await insertMemoryVectors(t.db, user.id, MODEL, [
+    { memoryId: kept.id, iv: new Uint8Array(12), ciphertext: new Uint8Array(33) },
+  ]);
   await replaceStakeLots(
     t.db,
     user.id,
@@ -418,6 +432,24 @@ describe("authorization: called as another user, every user-scoped function find
       const seen: string[] = [];
       await streamRecallSegments(t.db, A, (segment) => seen.push(segment.userId));
       expect(seen).toEqual([A]);
+    },
+    insertMemoryVectors: async () => {
+      // A cannot store a vector for B's memory.
+      const sealed = {
+        memoryId: b.kept.id,
+        iv: new Uint8Array(12),
+        ciphertext: new Uint8Array(33),
+      };
+      expect(await insertMemoryVectors(t.db, A, "other|model", [sealed])).toBe(0);
+      expect(await listMemoryVectors(t.db, b.user.id, "other|model", null)).toEqual([]);
+    },
+    listMemoryVectors: async () => {
+      const ids = (await listMemoryVectors(t.db, A, MODEL, null)).map((v) => v.memoryId);
+      expect(ids).toEqual([a.kept.id]);
+    },
+    deleteVectorsOf: async () => {
+      await deleteVectorsOf(t.db, A, b.kept.id);
+      expect(await listMemoryVectors(t.db, b.user.id, MODEL, null)).toHaveLength(1);
     },
     listSupersededBefore: async () => {
       expect(await listSupersededBefore(t.db, A, 1000)).toEqual([]);

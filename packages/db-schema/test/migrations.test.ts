@@ -21,6 +21,7 @@ const TABLES = [
   "grant_audit",
   "memories",
   "memory_events",
+  "memory_vectors",
   "merkle_nodes",
   "recall_segments",
   "sign_in_nonces",

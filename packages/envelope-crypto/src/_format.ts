@@ -29,6 +29,11 @@ export const SEGMENT_VERSION = 1;
 /** AAD header (label ‖ 0x00 ‖ version) of a sealed recall segment. */
 export const SEGMENT_AAD = aadHeader("svc/envelope/segment", SEGMENT_VERSION);
 
+/** Version of a sealed memory vector (its AAD). */
+export const VECTOR_VERSION = 1;
+/** AAD header (label ‖ 0x00 ‖ version) of a sealed memory vector. */
+export const VECTOR_AAD = aadHeader("svc/envelope/vector", VECTOR_VERSION);
+
 /** A lone UTF-16 surrogate: it would encode as U+FFFD and collide with other strings. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
@@ -43,17 +48,18 @@ function aadHeader(label: string, version: number): Uint8Array {
  * header ‖ (u32be UTF-8 length ‖ UTF-8 bytes) per field, in one allocation.
  * Preconditions: `header` is one of the AAD headers above; the fields passed `checkField`.
  */
-export function encodeAad(header: Uint8Array, first: string, second?: string): Uint8Array {
-  const firstLength = Buffer.byteLength(first, "utf8");
-  const secondLength = second === undefined ? 0 : Buffer.byteLength(second, "utf8");
-  const size = header.length + 4 + firstLength + (second === undefined ? 0 : 4 + secondLength);
+export function encodeAad(header: Uint8Array, ...fields: string[]): Uint8Array {
+  let size = header.length;
+  for (const field of fields) {
+    size += 4 + Buffer.byteLength(field, "utf8");
+  }
   const out = Buffer.allocUnsafe(size);
   out.set(header, 0);
-  let offset = out.writeUInt32BE(firstLength, header.length);
-  offset += out.write(first, offset, "utf8");
-  if (second !== undefined) {
-    offset = out.writeUInt32BE(secondLength, offset);
-    out.write(second, offset, "utf8");
+  let offset = header.length;
+  for (const field of fields) {
+    const length = Buffer.byteLength(field, "utf8");
+    offset = out.writeUInt32BE(length, offset);
+    offset += out.write(field, offset, "utf8");
   }
   return out;
 }

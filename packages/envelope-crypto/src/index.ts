@@ -1,9 +1,14 @@
 /**
- * `@verifiable-memory/envelope-crypto`: per-user data keys wrapped under the master key, and memory bodies and
- * recall segments sealed under the data key, with AES-256-GCM on node:crypto (docs/protocol.md §4).
+ * `@verifiable-memory/envelope-crypto`: per-user data keys wrapped under the master key, and memory bodies,
+ * recall segments and memory vectors sealed under the data key, with AES-256-GCM on node:crypto (docs/protocol.md §4).
  * @module
  */
-export { ENVELOPE_VERSION, SEGMENT_VERSION, WRAPPED_KEY_VERSION } from "./_format.js";
+export {
+  ENVELOPE_VERSION,
+  SEGMENT_VERSION,
+  VECTOR_VERSION,
+  WRAPPED_KEY_VERSION,
+} from "./_format.js";
 export { pooledRandom, type RandomSource } from "./_random.js";
 export {
   type BodyContext,
@@ -16,3 +21,4 @@ export { DecryptionError, type DecryptionErrorCode } from "./errors.js";
 export { type MasterKey, MasterKeyring } from "./keyring.js";
 export { MASTER_KEY_ID_BYTES, masterKeyId, parseMasterKey } from "./master-key.js";
 export { decryptSegment, encryptSegment, type SegmentContext } from "./segment.js";
+export { decryptVector, encryptVector, type VectorContext } from "./vector.js";

@@ -30,6 +30,7 @@ export {
   type MemoryEventType,
   memoryEvents,
 } from "./memory-events.js";
+export { type MemoryVectorRow, memoryVectors } from "./memory-vectors.js";
 export { type MerkleNodeRow, merkleNodes } from "./merkle-nodes.js";
 export { type RecallSegmentRow, recallSegments } from "./recall-segments.js";
 export {

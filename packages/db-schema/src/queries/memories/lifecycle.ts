@@ -7,6 +7,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Executor } from "../../client.js";
 import { memories } from "../../schema/memories.js";
 import type { RecallSegmentRow } from "../../schema/recall-segments.js";
+import { deleteVectorsOf } from "../memory-vectors.js";
 import {
   dropRecallSegmentOf,
   resealRecallSegmentOf,
@@ -82,7 +83,7 @@ export async function supersedeMemory(
  * leaf index and tree nodes stay, so roots and proofs stay valid (docs/protocol.md §5, §1). In the
  * same transaction, the recall segment holding the memory (docs/data-model.md "Recall segments")
  * is re-sealed without it by `reseal`, or dropped when no `reseal` is given, so no segment ever
- * keeps a deleted memory's content.
+ * keeps a deleted memory's content; its vectors (every model's) are deleted too.
  * @param confinedTo the credential's namespace confinement (null: none): a memory outside it is
  *   not deleted.
  * @param reseal builds the covering segment again without the memory (given the segment row and
@@ -114,6 +115,7 @@ export async function deleteMemory(
     if (!deleted) {
       return false;
     }
+    await deleteVectorsOf(tx, userId, id);
     if (reseal) {
       await resealRecallSegmentOf(tx, userId, deleted.leafIndex, (segment) => reseal(segment, id));
     } else {
