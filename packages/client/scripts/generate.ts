@@ -1,11 +1,12 @@
 /**
- * Regenerates packages/client/src/generated/core-api.ts from core-api's OpenAPI document.
+ * Regenerates packages/client/src/generated/core-api.ts from core-api's committed OpenAPI document
+ * (packages/client/openapi.json; core-api's `openapi` script writes it).
  *
  *   pnpm --filter @verifiable-memory/client generate            write the file
  *   pnpm --filter @verifiable-memory/client generate --check    exit 1 when the committed file is stale
  *   … [--out <path>]                              another file (default: the committed one)
  *
- * Needs no database and no chain (see scripts/openapi.ts). Exit 0: written / up to date;
+ * Reads only openapi.json (see scripts/openapi.ts). Exit 0: written / up to date;
  * 1: drift (with --check); 2: usage error or generation failure.
  * @module
  */
@@ -39,12 +40,12 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const committed = await readFile(out, "utf8").catch(() => null);
   if (committed === generated) {
-    console.log(`${out} is up to date with core-api's OpenAPI document`);
+    console.log(`${out} is up to date with openapi.json`);
     return 0;
   }
   console.error(
     [
-      `${out} is out of date: core-api's OpenAPI document changed since the SDK's types were generated.`,
+      `${out} is out of date: openapi.json changed since the SDK's types were generated.`,
       committed === null ? "  (the file does not exist)" : describeDrift(generated, committed),
       "Run `pnpm --filter @verifiable-memory/client generate` and commit the result.",
     ].join("\n"),

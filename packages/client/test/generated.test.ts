@@ -1,5 +1,6 @@
 /**
- * The committed types (src/generated/core-api.ts) are what core-api's current OpenAPI document
+ * The committed types (src/generated/core-api.ts) are what the committed OpenAPI document
+ * (openapi.json, which apps/core-api/test/openapi-file.test.ts keeps equal to what core-api serves)
  * generates, so `pnpm test` fails when the API changed and nobody ran
  * `pnpm --filter @verifiable-memory/client generate`; and the generator's `--check` mode (run by .ci/run)
  * exits 1 with a clear message on drift.
@@ -31,7 +32,7 @@ function runGenerator(...args: string[]) {
 }
 
 describe("generated core-api types", () => {
-  it("match what core-api's current OpenAPI document generates", async () => {
+  it("match what the committed openapi.json generates", async () => {
     const committed = await readFile(GENERATED_FILE, "utf8");
     const generated = await generateTypes();
     if (generated !== committed) {

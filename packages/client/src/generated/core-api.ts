@@ -1,8 +1,8 @@
 /**
- * core-api's types, GENERATED from its OpenAPI document (GET /openapi.json) by
- * packages/client/scripts/generate.ts with openapi-typescript. Do not edit by hand: run
+ * core-api's types, GENERATED from its committed OpenAPI document (packages/client/openapi.json)
+ * by packages/client/scripts/generate.ts with openapi-typescript. Do not edit by hand: run
  * `pnpm --filter @verifiable-memory/client generate`. `.ci/run` and packages/client/test/generated.test.ts fail
- * when this file differs from what the current core-api generates.
+ * when this file differs from what openapi.json generates.
  */
 
 export interface paths {
