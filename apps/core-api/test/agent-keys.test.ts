@@ -130,25 +130,33 @@ describe("scoped, expiring, confined API keys", () => {
       body: { operation: { type: "search", query: "seed" } },
     });
     const id = seed.body.id;
-    const routes: [scope: string, method: string, path: string, body?: unknown][] = [
-      ["memories:read", "GET", "/memories"],
-      ["memories:read", "GET", `/memories/${id}`],
-      ["memories:read", "GET", `/memories/${id}/proof`],
-      ["memories:read", "GET", `/memories/${id}/history`],
-      ["memories:read", "POST", "/memories/search", { query: "seed" }],
-      ["memories:read", "GET", "/log"],
-      ["memories:read", "GET", "/log/consistency?from=1&to=1"],
-      ["memories:write", "POST", "/memories", { content: "x" }],
-      ["memories:write", "POST", "/memories/batch", { items: [{ content: "x" }] }],
-      ["memories:write", "PUT", `/memories/${randomUUID()}`, { content: "x" }],
-      ["memories:delete", "DELETE", `/memories/${randomUUID()}`],
-      ["grants:write", "GET", "/agent-cases"],
-      ["grants:write", "POST", "/agent-cases", { operation: { type: "search", query: "x" } }],
-      ["grants:write", "DELETE", `/agent-cases/${grant.body.id}`],
-      ["grants:write", "GET", `/agent-cases/${grant.body.id}/audit`],
-    ];
+    // `also`: the scopes the route needs besides `scope` (a grant's delegated operation, §8.1).
+    const routes: [scope: string, method: string, path: string, body?: unknown, also?: string[]][] =
+      [
+        ["memories:read", "GET", "/memories"],
+        ["memories:read", "GET", `/memories/${id}`],
+        ["memories:read", "GET", `/memories/${id}/proof`],
+        ["memories:read", "GET", `/memories/${id}/history`],
+        ["memories:read", "POST", "/memories/search", { query: "seed" }],
+        ["memories:read", "GET", "/log"],
+        ["memories:read", "GET", "/log/consistency?from=1&to=1"],
+        ["memories:write", "POST", "/memories", { content: "x" }],
+        ["memories:write", "POST", "/memories/batch", { items: [{ content: "x" }] }],
+        ["memories:write", "PUT", `/memories/${randomUUID()}`, { content: "x" }],
+        ["memories:delete", "DELETE", `/memories/${randomUUID()}`],
+        ["grants:write", "GET", "/agent-cases"],
+        [
+          "grants:write",
+          "POST",
+          "/agent-cases",
+          { operation: { type: "search", query: "x" } },
+          ["memories:read"],
+        ],
+        ["grants:write", "DELETE", `/agent-cases/${grant.body.id}`],
+        ["grants:write", "GET", `/agent-cases/${grant.body.id}/audit`],
+      ];
     const all = ["memories:read", "memories:write", "memories:delete", "grants:write"];
-    for (const [scope, method, path, body] of routes) {
+    for (const [scope, method, path, body, also = []] of routes) {
       const without = await h.createKey(user, { scopes: all.filter((s) => s !== scope) });
       const refused = await call<ErrorBody>(`${h.t.url}${path}`, {
         method,
@@ -157,7 +165,7 @@ describe("scoped, expiring, confined API keys", () => {
       });
       expect(refused.status, `${method} ${path} without ${scope}`).toBe(403);
       expect(refused.body.error.code).toBe("insufficient_scope");
-      const only = await h.createKey(user, { scopes: [scope] });
+      const only = await h.createKey(user, { scopes: [scope, ...also] });
       const served = await call(`${h.t.url}${path}`, {
         method,
         headers: only.headers,

@@ -101,6 +101,7 @@ export {
 export {
   deleteUnknownGrantAudit,
   type GrantUse,
+  type GrantWithCreator,
   getGrant,
   insertGrant,
   insertGrantAudit,
@@ -109,6 +110,7 @@ export {
   type NewGrant,
   type NewGrantAudit,
   revokeGrant,
+  revokeGrantsOfKey,
   useGrant,
 } from "./queries/grants.js";
 export {

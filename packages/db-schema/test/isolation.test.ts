@@ -62,6 +62,7 @@ import {
   revokeApiKey,
   revokeExtensionSession,
   revokeGrant,
+  revokeGrantsOfKey,
   rootAtSize,
   sealRecallSegment,
   streamRecallSegments,
@@ -107,6 +108,7 @@ const USER_SCOPED = [
   "revokeApiKey",
   "revokeExtensionSession",
   "revokeGrant",
+  "revokeGrantsOfKey",
   "rootAtSize",
   "touchApiKeyLastUsed",
   "listMemoryVersions",
@@ -231,6 +233,7 @@ async function populate() {
     userId: user.id,
     tokenHash: hash(),
     operation: { type: "read_memories", memoryIds: [kept.id] },
+    createdByKeyId: key.id,
     maxUses: 3,
     expiresAt: new Date(Date.now() + 3_600_000),
   });
@@ -527,6 +530,10 @@ describe("authorization: called as another user, every user-scoped function find
     },
     revokeGrant: async () => {
       expect(await revokeGrant(t.db, A, b.grant.id)).toBe(false);
+      expect((await getGrant(t.db, b.user.id, b.grant.id))?.revokedAt).toBeNull();
+    },
+    revokeGrantsOfKey: async () => {
+      expect(await revokeGrantsOfKey(t.db, A, b.key.id, new Date())).toBe(0);
       expect((await getGrant(t.db, b.user.id, b.grant.id))?.revokedAt).toBeNull();
     },
     rootAtSize: async () => {

@@ -6,13 +6,14 @@
  * @module
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Clock } from "@verifiable-memory/auth";
+import { type AuthContext, type Clock, requireScope } from "@verifiable-memory/auth";
 import {
-  type CapabilityGrant,
+  type ApiKeyScope,
   type Database,
   type GrantAuditRow,
   type GrantOperation,
   type GrantOutcome,
+  type GrantWithCreator,
   getGrant,
   getMemoriesByIds,
   getUserById,
@@ -39,6 +40,17 @@ import { ApiError, type ErrorCode } from "../errors.js";
 
 /** Bytes of randomness in a grant token (docs/protocol.md §8). */
 export const GRANT_TOKEN_BYTES = 32;
+
+/**
+ * The scopes a grant's operation delegates, which its creator must hold besides `grants:write`
+ * (docs/protocol.md §8 "Capability grants"): both operations read memories.
+ */
+export const GRANT_OPERATION_SCOPES: Readonly<
+  Record<CreateGrantInput["operation"]["type"], readonly ApiKeyScope[]>
+> = {
+  read_memories: ["memories:read"],
+  search: ["memories:read"],
+};
 
 /** Default number of matches a `search` grant returns (as `POST /memories/search`). */
 export const DEFAULT_GRANT_SEARCH_LIMIT = 20;
@@ -143,14 +155,21 @@ export class GrantService {
   constructor(private readonly deps: GrantServiceDeps) {}
 
   /**
-   * Creates a grant over the owner's memories. A `read_memories` grant must name live memories of
-   * the owner only; a `search` grant stores its limit (default 20). A grant created by a
-   * namespace-confined key records the confinement and never reaches past it.
+   * Creates a grant over the owner's memories. The caller must hold the scopes of the operation it
+   * delegates ({@link GRANT_OPERATION_SCOPES}); the route has checked `grants:write`. A
+   * `read_memories` grant must name live memories of the owner only; a `search` grant stores its
+   * limit (default 20). A grant created by a namespace-confined key records the confinement and
+   * never reaches past it; a grant created by an API key records the key, whose revocation or
+   * expiry revokes the grant.
    * @returns the grant with its token and URL, which are never shown again.
-   * @throws ApiError not_found when a named memory is unknown, deleted, another user's or outside
-   *   the caller's confinement (`details` lists which).
+   * @throws AuthError insufficient_scope (403) when the caller lacks a delegated scope; ApiError
+   *   not_found when a named memory is unknown, deleted, another user's or outside the caller's
+   *   confinement (`details` lists which).
    */
-  async create(owner: Caller, input: CreateGrantInput): Promise<CreatedGrantView> {
+  async create(owner: AuthContext, input: CreateGrantInput): Promise<CreatedGrantView> {
+    for (const scope of GRANT_OPERATION_SCOPES[input.operation.type]) {
+      requireScope(owner, scope);
+    }
     const operation = await this.checkOperation(owner, input.operation);
     const token = bs58.encode(randomBytes(GRANT_TOKEN_BYTES));
     const now = this.deps.clock.now();
@@ -159,6 +178,7 @@ export class GrantService {
       tokenHash: hashGrantToken(token),
       operation,
       label: input.label ?? null,
+      createdByKeyId: owner.apiKeyId,
       maxUses: input.maxUses,
       expiresAt: new Date(now.getTime() + input.expiresInSeconds * 1000),
       createdAt: now,
@@ -283,7 +303,7 @@ export class GrantService {
    * @throws ApiError not_found when unknown, another user's, or outside a confined caller's
    *   confinement.
    */
-  private async visibleGrant(owner: Caller, id: string): Promise<CapabilityGrant> {
+  private async visibleGrant(owner: Caller, id: string): Promise<GrantWithCreator> {
     const grant = await getGrant(this.deps.db, owner.userId, id);
     if (
       !grant ||
@@ -355,9 +375,25 @@ export function hashGrantToken(token: string): Uint8Array {
   return new Uint8Array(createHash("sha256").update(token, "utf8").digest());
 }
 
-/** The status of `grant` at `now`, ranked revoked, expired, exhausted (docs/protocol.md §8). */
-export function grantStatus(grant: CapabilityGrant, now: Date): GrantStatus {
-  if (grant.revokedAt !== null) {
+/**
+ * When `grant` stopped being usable by revocation: its own `revokedAt`, else the revocation of the
+ * API key that created it, else that key's expiry once passed at `now`; null while none applies.
+ */
+export function grantRevokedAt(grant: GrantWithCreator, now: Date): Date | null {
+  if (grant.revokedAt !== null || grant.keyRevokedAt !== null) {
+    return grant.revokedAt ?? grant.keyRevokedAt;
+  }
+  return grant.keyExpiresAt !== null && grant.keyExpiresAt.getTime() <= now.getTime()
+    ? grant.keyExpiresAt
+    : null;
+}
+
+/**
+ * The status of `grant` at `now`, ranked revoked (itself or its creating key, revoked or
+ * expired), expired, exhausted (docs/protocol.md §8).
+ */
+export function grantStatus(grant: GrantWithCreator, now: Date): GrantStatus {
+  if (grantRevokedAt(grant, now) !== null) {
     return "revoked";
   }
   if (grant.expiresAt.getTime() <= now.getTime()) {
@@ -366,7 +402,7 @@ export function grantStatus(grant: CapabilityGrant, now: Date): GrantStatus {
   return grant.uses >= grant.maxUses ? "exhausted" : "active";
 }
 
-function grantView(grant: CapabilityGrant, now: Date): GrantView {
+function grantView(grant: GrantWithCreator, now: Date): GrantView {
   return {
     id: grant.id,
     operation: operationView(grant.operation),
@@ -375,7 +411,7 @@ function grantView(grant: CapabilityGrant, now: Date): GrantView {
     maxUses: grant.maxUses,
     usesRemaining: grant.maxUses - grant.uses,
     status: grantStatus(grant, now),
-    revokedAt: grant.revokedAt?.toISOString() ?? null,
+    revokedAt: grantRevokedAt(grant, now)?.toISOString() ?? null,
     createdAt: grant.createdAt.toISOString(),
   };
 }

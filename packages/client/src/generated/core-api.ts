@@ -389,7 +389,10 @@ export interface paths {
         /** List the caller's grants, newest first */
         get: operations["listGrants"];
         put?: never;
-        /** Share one operation through a capability URL */
+        /**
+         * Share one operation through a capability URL
+         * @description Needs grants:write and the scopes of the delegated operation (memories:read for read_memories and search). A grant created by an API key is revoked with that key, and from its expiry on.
+         */
         post: operations["createGrant"];
         delete?: never;
         options?: never;
@@ -3044,7 +3047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description insufficient_scope */
+            /** @description insufficient_scope: the credential lacks grants:write or a scope of the operation it delegates (memories:read) */
             403: {
                 headers: {
                     [name: string]: unknown;

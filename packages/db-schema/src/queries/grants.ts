@@ -4,8 +4,9 @@
  * every attempt.
  * @module
  */
-import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gt, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
+import { apiKeys } from "../schema/api-keys.js";
 import {
   type CapabilityGrant,
   capabilityGrants,
@@ -31,6 +32,8 @@ export interface NewGrant {
   readonly tokenHash: Uint8Array;
   readonly operation: GrantOperation;
   readonly label?: string | null;
+  /** The API key that created the grant; null for a wallet session. */
+  readonly createdByKeyId?: string | null;
   /** Uses allowed, >= 1. */
   readonly maxUses: number;
   readonly expiresAt: Date;
@@ -53,6 +56,7 @@ export async function insertGrant(db: Executor, input: NewGrant): Promise<Capabi
       tokenHash: input.tokenHash,
       operation: input.operation,
       label: input.label ?? null,
+      createdByKeyId: input.createdByKeyId ?? null,
       maxUses: input.maxUses,
       expiresAt: input.expiresAt,
       ...(input.createdAt ? { createdAt: input.createdAt } : {}),
@@ -61,15 +65,39 @@ export async function insertGrant(db: Executor, input: NewGrant): Promise<Capabi
   return rows[0] as CapabilityGrant;
 }
 
-/** The user's grant `id`, or null. */
+/**
+ * A grant with the state of the API key that created it (both null for a grant created by a
+ * session, or before creators were recorded): a grant whose creating key is revoked or expired is
+ * revoked from that moment (docs/protocol.md §8 "Capability grants").
+ */
+export type GrantWithCreator = CapabilityGrant & {
+  readonly keyRevokedAt: Date | null;
+  readonly keyExpiresAt: Date | null;
+};
+
+const withCreator = {
+  ...getTableColumns(capabilityGrants),
+  keyRevokedAt: apiKeys.revokedAt,
+  keyExpiresAt: apiKeys.expiresAt,
+};
+
+/**
+ * SQL condition: the grant's creating key, if any, is neither revoked nor expired at `now`.
+ */
+function creatorKeyLive(now: Date): SQL {
+  return sql`not exists (select 1 from ${apiKeys} where ${apiKeys.id} = ${capabilityGrants.createdByKeyId} and (${apiKeys.revokedAt} is not null or ${apiKeys.expiresAt} <= ${timestamptz(now)}))`;
+}
+
+/** The user's grant `id` with its creating key's state, or null. */
 export async function getGrant(
   db: Executor,
   userId: string,
   id: string,
-): Promise<CapabilityGrant | null> {
+): Promise<GrantWithCreator | null> {
   const rows = await db
-    .select()
+    .select(withCreator)
     .from(capabilityGrants)
+    .leftJoin(apiKeys, eq(apiKeys.id, capabilityGrants.createdByKeyId))
     .where(and(eq(capabilityGrants.userId, userId), eq(capabilityGrants.id, id)))
     .limit(1);
   return rows[0] ?? null;
@@ -84,12 +112,13 @@ export async function listGrants(
   db: Executor,
   userId: string,
   options: PageOptions & { readonly confinedTo?: string | null } = {},
-): Promise<Page<CapabilityGrant>> {
+): Promise<Page<GrantWithCreator>> {
   const limit = pageLimit(options.limit);
   const after = options.cursor ? decodeTimeCursor("grants", options.cursor) : null;
   const rows = await db
-    .select()
+    .select(withCreator)
     .from(capabilityGrants)
+    .leftJoin(apiKeys, eq(apiKeys.id, capabilityGrants.createdByKeyId))
     .where(
       and(
         eq(capabilityGrants.userId, userId),
@@ -131,12 +160,38 @@ export type GrantUse =
   | { readonly outcome: "revoked" | "expired" | "exhausted"; readonly grant: CapabilityGrant };
 
 /**
+ * Revokes, at `now`, the user's grants created by the API key `keyId` that are not revoked yet:
+ * revoking a key revokes what it delegated (docs/protocol.md §8 "Capability grants").
+ * @returns the number of grants revoked.
+ */
+export async function revokeGrantsOfKey(
+  db: Executor,
+  userId: string,
+  keyId: string,
+  now: Date,
+): Promise<number> {
+  const rows = await db
+    .update(capabilityGrants)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        eq(capabilityGrants.userId, userId),
+        eq(capabilityGrants.createdByKeyId, keyId),
+        isNull(capabilityGrants.revokedAt),
+      ),
+    )
+    .returning({ id: capabilityGrants.id });
+  return rows.length;
+}
+
+/**
  * Uses the grant whose token hash is `tokenHash` at `now`. The use is counted in ONE statement,
  * `UPDATE … SET uses = uses + 1 WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $now
  * AND uses < max_uses RETURNING *`: PostgreSQL re-checks the condition on the latest row version,
  * so N concurrent uses of a grant with K uses left succeed exactly min(N, K) times (docs/protocol.md §8).
- * A refused use is then classified from the current row, ranked revoked, expired, exhausted
- * (docs/protocol.md §8). Writes no audit row (the caller adds one with insertGrantAudit).
+ * A grant whose creating API key is revoked or expired at `now` is never used (same statement) and
+ * its refusal is `revoked`. A refused use is then classified from the current row, ranked revoked,
+ * expired, exhausted (docs/protocol.md §8). Writes no audit row (the caller adds one with insertGrantAudit).
  * @returns `{ outcome, grant }`; `grant` is the row after the use (or as refused), null when no
  *   grant has this hash.
  */
@@ -150,6 +205,7 @@ export async function useGrant(db: Executor, tokenHash: Uint8Array, now: Date): 
         isNull(capabilityGrants.revokedAt),
         gt(capabilityGrants.expiresAt, now),
         lt(capabilityGrants.uses, capabilityGrants.maxUses),
+        creatorKeyLive(now),
       ),
     )
     .returning();
@@ -157,15 +213,21 @@ export async function useGrant(db: Executor, tokenHash: Uint8Array, now: Date): 
     return { outcome: "ok", grant: used[0] };
   }
   const rows = await db
-    .select()
+    .select(withCreator)
     .from(capabilityGrants)
+    .leftJoin(apiKeys, eq(apiKeys.id, capabilityGrants.createdByKeyId))
     .where(eq(capabilityGrants.tokenHash, tokenHash))
     .limit(1);
-  const grant = rows[0];
-  if (!grant) {
+  const found = rows[0];
+  if (!found) {
     return { outcome: "not_found", grant: null };
   }
-  if (grant.revokedAt !== null) {
+  const { keyRevokedAt, keyExpiresAt, ...grant } = found;
+  if (
+    grant.revokedAt !== null ||
+    keyRevokedAt !== null ||
+    (keyExpiresAt !== null && keyExpiresAt.getTime() <= now.getTime())
+  ) {
     return { outcome: "revoked", grant };
   }
   if (grant.expiresAt.getTime() <= now.getTime()) {

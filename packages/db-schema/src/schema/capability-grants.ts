@@ -7,6 +7,7 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { bytea, generatedId, timestampMs } from "./_columns.js";
+import { apiKeys } from "./api-keys.js";
 import { users } from "./users.js";
 
 /** The operation a grant allows (docs/protocol.md §8). */
@@ -18,7 +19,12 @@ export type GrantOperation = (
   readonly namespacePrefix?: string;
 };
 
-/** A capability grant; usable while not revoked, not expired and `uses < maxUses`. */
+/**
+ * A capability grant; usable while not revoked, not expired, `uses < maxUses` and, when an API key
+ * created it (`createdByKeyId`), while that key is neither revoked nor expired. `createdByKeyId` is
+ * null for grants created by a wallet session and for grants created before the column existed
+ * (docs/security.md "Scopes and grants").
+ */
 export const capabilityGrants = pgTable(
   "capability_grants",
   {
@@ -29,6 +35,7 @@ export const capabilityGrants = pgTable(
     tokenHash: bytea().notNull().unique("capability_grants_token_hash_unique"),
     operation: jsonb().$type<GrantOperation>().notNull(),
     label: text(),
+    createdByKeyId: text().references(() => apiKeys.id),
     maxUses: integer().notNull(),
     uses: integer().notNull().default(0),
     expiresAt: timestampMs().notNull(),
@@ -37,6 +44,9 @@ export const capabilityGrants = pgTable(
   },
   (t) => [
     index("capability_grants_user_created_idx").on(t.userId, t.createdAt.desc(), t.id.desc()),
+    index("capability_grants_created_by_key_idx")
+      .on(t.createdByKeyId)
+      .where(sql`${t.createdByKeyId} is not null`),
     check("capability_grants_uses_check", sql`${t.uses} >= 0 and ${t.uses} <= ${t.maxUses}`),
     check("capability_grants_max_uses_check", sql`${t.maxUses} >= 1`),
   ],

@@ -18,6 +18,8 @@ export function registerPostAgentCases(app: App, deps: AppDeps, services: Servic
     operationId: "createGrant",
     tags: ["capability grants"],
     summary: "Share one operation through a capability URL",
+    description:
+      "Needs grants:write and the scopes of the delegated operation (memories:read for read_memories and search). A grant created by an API key is revoked with that key, and from its expiry on.",
     security: bearerSecurity,
     middleware: [requireAuth(deps), requireScopes("grants:write")] as const,
     request: {
@@ -31,7 +33,9 @@ export function registerPostAgentCases(app: App, deps: AppDeps, services: Servic
       },
       400: errorResponse("invalid_request"),
       401: errorResponse("unauthorized"),
-      403: errorResponse("insufficient_scope"),
+      403: errorResponse(
+        "insufficient_scope: the credential lacks grants:write or a scope of the operation it delegates (memories:read)",
+      ),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found: a named memory is not the caller's live memory"),
     },

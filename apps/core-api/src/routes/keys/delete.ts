@@ -1,10 +1,11 @@
 /**
  * `DELETE /keys/:id` (docs/protocol.md §1, §3): revokes one of the caller's keys, effective on the
- * next request; idempotent (204 again); another user's or an unknown id is 404.
+ * next request, with every grant the key created (docs/protocol.md §8 "Capability grants") in the
+ * same transaction; idempotent (204 again); another user's or an unknown id is 404.
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { revokeApiKey } from "@verifiable-memory/db-schema";
+import { revokeApiKey, revokeGrantsOfKey } from "@verifiable-memory/db-schema";
 import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
@@ -35,14 +36,22 @@ export function registerDeleteKeys(app: App, deps: AppDeps): void {
   });
   app.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
-    const found = await revokeApiKey(deps.db, c.var.auth.userId, id, deps.clock.now()).catch(
-      (error: { code?: string }) => {
+    const { userId } = c.var.auth;
+    const now = deps.clock.now();
+    const found = await deps.db
+      .transaction(async (tx) => {
+        const revoked = await revokeApiKey(tx, userId, id, now);
+        if (revoked) {
+          await revokeGrantsOfKey(tx, userId, id, now);
+        }
+        return revoked;
+      })
+      .catch((error: { code?: string }) => {
         if (error.code === "22P02") {
           return false;
         }
         throw error;
-      },
-    );
+      });
     if (!found) {
       throw new ApiError("not_found", "no such key");
     }

@@ -1,0 +1,3 @@
+ALTER TABLE "capability_grants" ADD COLUMN "created_by_key_id" text;--> statement-breakpoint
+ALTER TABLE "capability_grants" ADD CONSTRAINT "capability_grants_created_by_key_id_api_keys_id_fk" FOREIGN KEY ("created_by_key_id") REFERENCES "public"."api_keys"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "capability_grants_created_by_key_idx" ON "capability_grants" USING btree ("created_by_key_id") WHERE "capability_grants"."created_by_key_id" is not null;
