@@ -30,6 +30,7 @@ export { decodePublicKey } from "./public-key.js";
 export { requireScope } from "./scopes.js";
 export {
   issueSessionToken,
+  SESSION_CLOCK_SKEW_SECONDS,
   SESSION_TTL_SECONDS,
   type SessionClaims,
   verifySessionToken,

@@ -12,6 +12,12 @@ import { AuthError } from "./errors.js";
 /** Session lifetime in seconds (docs/protocol.md §1: 1 hour, no refresh). */
 export const SESSION_TTL_SECONDS = 3600;
 
+/**
+ * Clock skew allowed for `iat` and `nbf` in seconds: a token issued, or valid from, more than this
+ * far in the future is refused (docs/protocol.md §2.4 "The session JWT").
+ */
+export const SESSION_CLOCK_SKEW_SECONDS = 60;
+
 /** The claims of a session token. */
 export interface SessionClaims {
   /** userId. */
@@ -110,9 +116,12 @@ async function verifiedPayload(token: string, secret: string): Promise<Record<st
 }
 
 /**
- * Verifies a session token: HS256 only (`alg: none` and every other algorithm are refused), the
- * signature under `secret` (see verifiedPayload), claims `sub`/`pk` strings and `iat`/`exp`
- * numbers, and `exp` against the injected clock on every call.
+ * Verifies a session token (docs/protocol.md §2.4 "The session JWT"): HS256 only (`alg: none` and
+ * every other algorithm are refused), the signature under `secret` (see verifiedPayload), claims
+ * `sub`/`pk` strings, `iat`/`exp` numbers and `nbf` a number when present; then, against the
+ * injected clock on every call: `iat` and `nbf` at most SESSION_CLOCK_SKEW_SECONDS in the
+ * future, `exp − iat` at most SESSION_TTL_SECONDS (a token minted with the secret for longer is
+ * refused), and now before `exp`.
  * @throws AuthError("unauthorized") on any failure.
  */
 export async function verifySessionToken(
@@ -126,16 +135,25 @@ export async function verifySessionToken(
   } catch {
     throw new AuthError("unauthorized", "invalid session token");
   }
-  const { sub, pk, iat, exp } = payload;
+  const { sub, pk, iat, exp, nbf } = payload;
   if (
     typeof sub !== "string" ||
     typeof pk !== "string" ||
     typeof iat !== "number" ||
-    typeof exp !== "number"
+    typeof exp !== "number" ||
+    (nbf !== undefined && typeof nbf !== "number")
   ) {
     throw new AuthError("unauthorized", "invalid session token claims");
   }
-  if (clock.now().getTime() >= exp * 1000) {
+  const nowMs = clock.now().getTime();
+  const latestStart = nowMs + SESSION_CLOCK_SKEW_SECONDS * 1000;
+  if (iat * 1000 > latestStart || (nbf !== undefined && nbf * 1000 > latestStart)) {
+    throw new AuthError("unauthorized", "session token not valid yet");
+  }
+  if (!(exp - iat <= SESSION_TTL_SECONDS)) {
+    throw new AuthError("unauthorized", "session token lifetime too long");
+  }
+  if (nowMs >= exp * 1000) {
     throw new AuthError("unauthorized", "session token expired");
   }
   return { sub, pk, iat, exp };
