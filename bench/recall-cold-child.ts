@@ -6,7 +6,7 @@
  * (RSS from /proc/self/status; null off Linux).
  * @module
  */
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import { createDatabase } from "@verifiable-memory/db-schema";
 import { RecallCache } from "@verifiable-memory/memory";
 import { procStatusMiB } from "./lib.js";

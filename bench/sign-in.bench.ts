@@ -21,7 +21,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { resolveBearer, systemClock } from "@verifiable-memory/auth";
+import { resolveBearer } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import { type AppDeps, type Config, createApp, loadConfig } from "@verifiable-memory/core-api";
 import {
   createDatabase,

@@ -5,7 +5,7 @@
  * over HTTP and in-process.
  * @module
  */
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import type { Config } from "@verifiable-memory/core-api";
 import type { Database } from "@verifiable-memory/db-schema";
 import { RecallCache, type RecallQuery } from "@verifiable-memory/memory";

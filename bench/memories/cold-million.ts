@@ -6,7 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import type { DatabaseHandle } from "@verifiable-memory/db-schema";
 import { RecallCache } from "@verifiable-memory/memory";
 import { type Figure, percentile, timeRuns } from "../lib.js";

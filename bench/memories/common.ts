@@ -7,7 +7,7 @@
  * @module
  */
 import { createDecipheriv, randomInt } from "node:crypto";
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import type { Config } from "@verifiable-memory/core-api";
 import {
   type Database,

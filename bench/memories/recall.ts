@@ -6,7 +6,7 @@
  * decrypted without decoding.
  * @module
  */
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import type { Config } from "@verifiable-memory/core-api";
 import { type DatabaseHandle, streamRecallSegments } from "@verifiable-memory/db-schema";
 import { decryptSegment } from "@verifiable-memory/envelope-crypto";

@@ -7,7 +7,7 @@
  * @module
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import { createDatabase } from "@verifiable-memory/db-schema";
 import { AppendQueue, MemoryService, RecallCache } from "@verifiable-memory/memory";
 import type { Figure } from "../lib.js";

@@ -5,7 +5,8 @@
  */
 import type { HttpBindings } from "@hono/node-server";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AuthContext, Clock } from "@verifiable-memory/auth";
+import type { AuthContext } from "@verifiable-memory/auth";
+import type { Clock } from "@verifiable-memory/clock";
 import type { Database } from "@verifiable-memory/db-schema";
 import type { RateLimits } from "@verifiable-memory/http-kit";
 import type {

@@ -6,7 +6,7 @@
  * the open `GET /events` streams, finishes in-flight requests, closes the database.
  * @module
  */
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import { runHttpProcess } from "@verifiable-memory/http-kit";
 import { checkMasterKeys, EventHub, MissingMasterKeyError } from "@verifiable-memory/memory";
 import pino from "pino";

@@ -16,8 +16,8 @@ import { ChainClient } from "@verifiable-memory/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { rootAtSize } from "@verifiable-memory/db-schema";
 import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { tool } from "@verifiable-memory/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tool } from "../../../packages/mcp/test/_tool.js";
 import {
   call,
   newUser,

@@ -8,7 +8,7 @@
  * @module
  */
 import { ConfigError } from "@verifiable-memory/app-config";
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import { runHttpProcess } from "@verifiable-memory/http-kit";
 import { checkMasterKeys, MissingMasterKeyError } from "@verifiable-memory/memory";
 import pino from "pino";

@@ -8,13 +8,13 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createDatabase, type Database } from "@verifiable-memory/db-schema";
 import { createTestDatabase } from "@verifiable-memory/db-schema/testing";
+import { call, postJson, TEST_ENV, TestClock, type Wallet } from "@verifiable-memory/testkit";
 import pino, { type Logger } from "pino";
-import { call, postJson, TEST_ENV, TestClock, type Wallet } from "../../core-api/test/helpers.js";
 import { createApp } from "../src/app.js";
 import type { App } from "../src/context.js";
 import { type Config, loadConfig } from "../src/env.js";
 
-export { call, newWallet, postJson, TestClock, type Wallet } from "../../core-api/test/helpers.js";
+export { call, newWallet, postJson, TestClock, type Wallet } from "@verifiable-memory/testkit";
 
 /** A Chrome extension page that may receive a token (id: 32 letters a–p). */
 export const REDIRECT_URI = "chrome-extension://abcdefghijklmnopabcdefghijklmnop/connected.html";

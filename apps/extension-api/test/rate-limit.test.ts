@@ -8,8 +8,8 @@
  * @module
  */
 import { ConfigError } from "@verifiable-memory/app-config";
+import { expectRateLimited, send } from "@verifiable-memory/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectRateLimited, send } from "../../core-api/test/helpers.js";
 import { loadConfig } from "../src/env.js";
 import {
   bearer,

@@ -4,6 +4,8 @@
  * way the user is loaded once, wrapped data key included, for the whole request.
  * @module
  */
+
+import type { Clock } from "@verifiable-memory/clock";
 import {
   API_KEY_SCOPES,
   type ApiKeyScope,
@@ -13,7 +15,6 @@ import {
   touchApiKeyLastUsed,
 } from "@verifiable-memory/db-schema";
 import { API_KEY_PREFIX, hashApiKey } from "./api-keys.js";
-import type { Clock } from "./clock.js";
 import { AuthError } from "./errors.js";
 import { verifySessionToken } from "./session.js";
 import { createUserLoader, type UserLoader } from "./user-loader.js";

@@ -3,6 +3,8 @@
  * server builds the exact SIWS text, persists it with its nonce and expiry, and returns it.
  * @module
  */
+
+import type { Clock } from "@verifiable-memory/clock";
 import { type Database, insertNonce, type NoncePurpose } from "@verifiable-memory/db-schema";
 import {
   buildSignInMessage,
@@ -11,7 +13,6 @@ import {
   SIGN_IN_TTL_MS,
   signInStatement,
 } from "@verifiable-memory/siws-message";
-import type { Clock } from "./clock.js";
 import { decodePublicKey } from "./public-key.js";
 
 /** The configuration values that are part of the signed bytes. */

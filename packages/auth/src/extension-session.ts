@@ -5,6 +5,7 @@
  * @module
  */
 import { createHash, randomBytes } from "node:crypto";
+import type { Clock } from "@verifiable-memory/clock";
 import {
   type Database,
   findActiveExtensionSessionByHash,
@@ -13,7 +14,6 @@ import {
 } from "@verifiable-memory/db-schema";
 import bs58 from "bs58";
 import type { AuthContext } from "./bearer.js";
-import type { Clock } from "./clock.js";
 import { AuthError } from "./errors.js";
 
 /** Random bytes in an extension token (256 bits). */

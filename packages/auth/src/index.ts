@@ -13,7 +13,6 @@ export {
 } from "./api-keys.js";
 export { type AuthContext, resolveBearer } from "./bearer.js";
 export { type Challenge, issueChallenge, type SignInConfig } from "./challenge.js";
-export { type Clock, systemClock } from "./clock.js";
 export { AuthError, type AuthErrorCode } from "./errors.js";
 export {
   EXTENSION_TOKEN_BYTES,

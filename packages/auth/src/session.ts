@@ -4,9 +4,9 @@
  * @module
  */
 import type { webcrypto } from "node:crypto";
+import type { Clock } from "@verifiable-memory/clock";
 import { decode, sign, verify } from "hono/jwt";
 import { LRUCache } from "lru-cache";
-import type { Clock } from "./clock.js";
 import { AuthError } from "./errors.js";
 
 /** Session lifetime in seconds (docs/protocol.md §1: 1 hour, no refresh). */

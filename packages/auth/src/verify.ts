@@ -4,6 +4,7 @@
  * @module
  */
 import { createPublicKey, verify as verifySignature } from "node:crypto";
+import type { Clock } from "@verifiable-memory/clock";
 import {
   consumeNonce,
   type Database,
@@ -13,7 +14,6 @@ import {
 import { generateDataKey, wrapDataKey } from "@verifiable-memory/envelope-crypto";
 import { parseSignInMessage } from "@verifiable-memory/siws-message";
 import bs58 from "bs58";
-import type { Clock } from "./clock.js";
 import { AuthError } from "./errors.js";
 import { decodePublicKey } from "./public-key.js";
 

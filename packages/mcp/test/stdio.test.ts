@@ -14,6 +14,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Keypair } from "@solana/web3.js";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
+import { tool } from "@verifiable-memory/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   mintApiKey,
@@ -25,7 +26,6 @@ import {
 } from "../../../apps/core-api/test/helpers.js";
 import { type AnchoringChain, startAnchoringChain } from "../../client/test/_anchoring.js";
 import { StdioConfigError, stdioOptionsFromEnv } from "../src/index.js";
-import { tool } from "./_tool.js";
 
 const BIN = fileURLToPath(new URL("../bin/svc-mcp.js", import.meta.url));
 

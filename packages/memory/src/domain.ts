@@ -4,7 +4,7 @@
  * proof services over one database.
  * @module
  */
-import type { Clock } from "@verifiable-memory/auth";
+import type { Clock } from "@verifiable-memory/clock";
 import type { Database } from "@verifiable-memory/db-schema";
 import type { MasterKeyring } from "@verifiable-memory/envelope-crypto";
 import { AppendQueue } from "./append-queue.js";

@@ -7,7 +7,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import type { Clock } from "@verifiable-memory/auth";
+import type { Clock } from "@verifiable-memory/clock";
 import {
   type Database,
   deleteMemory,

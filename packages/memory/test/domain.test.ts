@@ -7,7 +7,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import {
   createDatabase,
   type DatabaseHandle,

@@ -6,7 +6,7 @@
  * a rebuild (drop every segment, seal again, same answers).
  */
 import { randomBytes } from "node:crypto";
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import {
   deleteMemory,
   deleteRecallSegments,

@@ -6,7 +6,8 @@
  * @module
  */
 import { createHash, randomBytes } from "node:crypto";
-import { type AuthContext, type Clock, requireScope } from "@verifiable-memory/auth";
+import { type AuthContext, requireScope } from "@verifiable-memory/auth";
+import type { Clock } from "@verifiable-memory/clock";
 import {
   type ApiKeyScope,
   type Database,

@@ -8,8 +8,9 @@
  * @module
  */
 import { PublicKey, Transaction } from "@solana/web3.js";
-import type { AuthContext, Clock } from "@verifiable-memory/auth";
+import type { AuthContext } from "@verifiable-memory/auth";
 import type { StakeState, SubmitResult } from "@verifiable-memory/chain-commit";
+import type { Clock } from "@verifiable-memory/clock";
 import {
   decodeStakingInstruction,
   MAX_STAKE_LOTS,

@@ -4,15 +4,16 @@
  * opaque extension token delivered in the redirect's fragment.
  * @module
  */
+
 import {
   type Challenge,
-  type Clock,
   isExtensionRedirectUri,
   issueChallenge,
   issueExtensionToken,
   type SignInConfig,
   verifySignIn,
 } from "@verifiable-memory/auth";
+import type { Clock } from "@verifiable-memory/clock";
 import type { Database } from "@verifiable-memory/db-schema";
 
 /** A redirect URI that is not a Chrome extension page, or not the one the challenge was for. */

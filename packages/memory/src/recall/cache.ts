@@ -12,7 +12,7 @@
  * @module
  */
 import { isAscii } from "node:buffer";
-import type { Clock } from "@verifiable-memory/auth";
+import type { Clock } from "@verifiable-memory/clock";
 import {
   type Database,
   listSupersededBefore,

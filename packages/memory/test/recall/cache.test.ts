@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import { deleteMemory } from "@verifiable-memory/db-schema";
 import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
 import { toHex } from "@verifiable-memory/merkle-log";

@@ -1,6 +1,7 @@
 /**
- * Test support shared by the MCP tests over stdio and over HTTP (apps/core-api/test/mcp.test.ts):
- * calling a tool and reading its one JSON text content.
+ * MCP test support (the tests over stdio and over core-api's `POST /mcp`): calling a tool with
+ * the MCP SDK's Client and reading its one JSON text content.
+ * @module
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";

@@ -1,0 +1,42 @@
+/**
+ * `@verifiable-memory/testkit` (private): what tests in more than one workspace share. A real
+ * app over real HTTP on a fresh database ({@link startTestApp}, generic over the app), the
+ * {@link TestClock}, real ed25519 wallets and sign-in, HTTP helpers, the anchoring local chain
+ * (re-exporting `@verifiable-memory/local-chain`) and the MCP tool call. No test imports another
+ * workspace's test folder (`pnpm lint` checks it): shared test support lives here.
+ * @module
+ */
+export { type Clock, systemClock, TEST_CLOCK_START, TestClock } from "@verifiable-memory/clock";
+export {
+  type StartTestAppOptions,
+  serveTestApp,
+  startTestApp,
+  type TestApp,
+  type TestAppDeps,
+  type TestAppFactory,
+  type TestFetch,
+  type TestServer,
+} from "./app.js";
+export {
+  type AnchoringChain,
+  type AnchorReport,
+  type AnchorStep,
+  requestAirdrop,
+  startAnchoringChain,
+  startLocalChain,
+  warpClock,
+} from "./chain.js";
+export { TEST_ENV } from "./env.js";
+export {
+  type Answer,
+  call,
+  expectRateLimited,
+  mintApiKey,
+  newUser,
+  postJson,
+  send,
+  signIn,
+  type TestUser,
+} from "./http.js";
+export { tool } from "./mcp.js";
+export { newWallet, type Wallet } from "./wallet.js";
