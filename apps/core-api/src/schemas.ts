@@ -3,19 +3,12 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
+import { PathIdSchema } from "@verifiable-memory/memory-schemas";
 
 /** The bearer security requirement. */
 export const bearerSecurity = [{ bearer: [] }];
 
-/**
- * `:id` of a path: 1–128 characters without U+0000 (PostgreSQL `text` cannot hold it, so such an
- * id could only fail inside the query; it is refused up front with 400 instead).
- */
+/** `:id` of a path, as the MCP tools take it: `PathIdSchema` (1–128 characters without U+0000). */
 export const IdParamSchema = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(128)
-    .refine((id) => !id.includes("\u0000"), "must not contain U+0000")
-    .openapi({ param: { name: "id", in: "path" } }),
+  id: PathIdSchema.openapi({ param: { name: "id", in: "path" } }),
 });

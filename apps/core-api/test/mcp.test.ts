@@ -89,7 +89,7 @@ async function anchorAll(user: TestUser, size: number, nonce: number): Promise<v
 }
 
 describe("POST /mcp", () => {
-  it("lists the five memory tools, each with a description and an input schema", async () => {
+  it("lists the nine memory tools, each with a description and an input schema", async () => {
     const user = await newUser(t.url);
     const client = await connect(await createKey(user));
     expect(client.getServerVersion()?.name).toBe("svc-memory");
@@ -97,9 +97,13 @@ describe("POST /mcp", () => {
     const { tools } = await client.listTools();
     expect(tools.map((entry) => entry.name).sort()).toEqual([
       "forget",
+      "get",
+      "history",
+      "list",
       "prove",
       "recall",
       "remember",
+      "update",
       "verify",
     ]);
     const byName = Object.fromEntries(tools.map((entry) => [entry.name, entry]));
@@ -115,13 +119,29 @@ describe("POST /mcp", () => {
       "namespace",
     ]);
     expect(Object.keys(byName.recall?.inputSchema.properties ?? {}).sort()).toEqual([
+      "caseSensitive",
+      "createdAfter",
+      "createdBefore",
+      "cursor",
+      "includeSuperseded",
       "limit",
       "metadata",
       "namespace",
+      "namespacePrefix",
       "query",
       "rank",
     ]);
-    for (const name of ["forget", "prove", "verify"]) {
+    for (const entry of tools) {
+      expect(entry.inputSchema.additionalProperties, entry.name).toBe(false);
+      for (const [name, property] of Object.entries(entry.inputSchema.properties ?? {})) {
+        expect((property as { description?: string }).description, `${entry.name}.${name}`).toMatch(
+          /\w{3}/,
+        );
+      }
+      expect(entry.description, entry.name).not.toMatch(/remember the corrected|re-?remember/i);
+    }
+    expect(byName.update?.inputSchema.required).toEqual(["id", "content"]);
+    for (const name of ["forget", "prove", "verify", "get", "history"]) {
       expect(byName[name]?.inputSchema.required, name).toEqual(["id"]);
     }
     expect(byName.forget?.annotations?.destructiveHint).toBe(true);
@@ -152,7 +172,7 @@ describe("POST /mcp", () => {
       metadata: { topic: "preferences" },
     });
     expect(filtered.body.items.map((item) => item.id)).toEqual([stored.body.id]);
-    const latest = await tool<Recalled>(client, "recall", {});
+    const latest = await tool<Recalled>(client, "list", {});
     expect(latest.body.items.map((item) => item.id)).toEqual([stored.body.id]);
     const none = await tool<Recalled>(client, "recall", { query: "german" });
     expect(none.body).toMatchObject({ count: 0, items: [] });
@@ -233,7 +253,7 @@ describe("POST /mcp", () => {
 
     const all = await tool<Recalled>(client, "recall", { query: "note" });
     expect(all.body.items.map((item) => item.id)).toEqual([insideId]);
-    const latest = await tool<Recalled>(client, "recall", {});
+    const latest = await tool<Recalled>(client, "list", {});
     expect(latest.body.items.map((item) => item.id)).toEqual([insideId]);
     const elsewhere = await tool<Recalled>(client, "recall", { namespace: "agent:writer" });
     expect(elsewhere.body.count).toBe(0);
@@ -291,6 +311,10 @@ describe("POST /mcp", () => {
       { accept: "application/json, text/event-stream" },
     );
     expect(res.status).toBe(401);
+    // RFC 6750 §3; no OAuth protected-resource metadata (RFC 9728): the bearer is an API key or
+    // a session token, never an OAuth access token.
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
+    expect(res.headers.get("www-authenticate")).not.toMatch(/resource_metadata/);
     expect(((await res.json()) as ToolError).error.code).toBe("unauthorized");
     const forged = await postJson(
       `${t.url}/mcp`,
@@ -298,6 +322,9 @@ describe("POST /mcp", () => {
       { accept: "application/json, text/event-stream", authorization: "Bearer svc_forged" },
     );
     expect(forged.status).toBe(401);
+    expect(forged.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
+    const wellKnown = await fetch(`${t.url}/.well-known/oauth-protected-resource`);
+    expect(wellKnown.status).toBe(404);
 
     const client = new Client({ name: "anonymous", version: "1.0.0" });
     await expect(

@@ -1,41 +1,22 @@
 /**
- * The backend the MCP tools call: five operations over one caller's memories. Two
+ * The backend the MCP tools call: the operations over one caller's memories, each taking
+ * arguments already validated by the REST routes' own schemas (`@verifiable-memory/memory-schemas`). Two
  * implementations: {@link clientBackend} (over `@verifiable-memory/client`, for the stdio server) and core-api's
  * own over its in-process services (for `POST /mcp`). A backend acts as one caller — an API key or
  * a wallet session — whose scopes and namespace confinement the service enforces.
  * @module
  */
 
+import type { CreateMemoryBody, SearchBody } from "@verifiable-memory/memory-schemas";
+
 /** A memory's JSON metadata object. */
 export type Metadata = Readonly<Record<string, unknown>>;
 
-/** What `remember` stores. */
-export interface RememberInput {
-  /** The text, 1–32 768 UTF-8 bytes. */
-  readonly content: string;
-  /** A JSON object of at most 4 096 canonical bytes; default `{}`. */
-  readonly metadata?: Metadata | undefined;
-  /** The namespace to write in; default the credential's confinement prefix, or none. */
-  readonly namespace?: string | undefined;
-}
+/** What `remember` stores and `update` writes: a validated `POST /memories` body. */
+export type RememberInput = CreateMemoryBody;
 
-/** What `recall` searches for (the API's `POST /memories/search`, docs/protocol.md §4). */
-export interface RecallInput {
-  /** A substring (recency) or the terms to score (relevance). */
-  readonly query?: string | undefined;
-  /** 1–200; default the API's (20). */
-  readonly limit?: number | undefined;
-  /** Metadata conditions: a scalar (equality) or one of `$in`, `$gte`, `$lte`, `$contains`. */
-  readonly metadata?: Metadata | undefined;
-  /** Only memories of exactly this namespace. */
-  readonly namespace?: string | undefined;
-  /** Only memories whose namespace starts with this. */
-  readonly namespacePrefix?: string | undefined;
-  /** Only memories created after this ISO time. */
-  readonly createdAfter?: string | undefined;
-  /** `recency` (newest first, the default) or `relevance` (BM25 over the text, needs a query). */
-  readonly rank?: "recency" | "relevance" | undefined;
-}
+/** What `recall` and `list` search for: a validated `POST /memories/search` body (docs/protocol.md §4.5 "Recall"). */
+export type RecallInput = SearchBody;
 
 /** A stored memory as the tools report it (no content). */
 export interface StoredMemory {
@@ -49,6 +30,10 @@ export interface StoredMemory {
   readonly createdAt: string;
   /** True once the memory's leaf is covered by a root committed on chain. */
   readonly anchored: boolean;
+  /** The memory this version updates (`update`), or null. */
+  readonly supersedes: string | null;
+  /** The version that updated this one, or null while it is current. */
+  readonly supersededBy: string | null;
 }
 
 /** A recalled memory: decrypted content, and its BM25 score under `rank: "relevance"`. */
@@ -60,8 +45,8 @@ export interface RecalledMemory extends StoredMemory {
 /** One page of recall. */
 export interface RecallResult {
   readonly items: readonly RecalledMemory[];
-  /** Whether more matches exist past this page. */
-  readonly more: boolean;
+  /** The cursor of the next page, or null on the last one. */
+  readonly nextCursor: string | null;
 }
 
 /**
@@ -119,6 +104,22 @@ export interface MemoryBackend {
    * @throws BackendError `invalid_request`, `insufficient_scope`, …
    */
   recall(input: RecallInput): Promise<RecallResult>;
+  /**
+   * One memory, decrypted.
+   * @throws BackendError `not_found`, `insufficient_scope`, …
+   */
+  get(id: string, options?: IdOptions): Promise<RecalledMemory>;
+  /**
+   * Writes a new version of memory `id` (`PUT /memories/:id`); the old one stays readable and
+   * provable, marked superseded.
+   * @throws BackendError `not_found`, `conflict` (deleted or already superseded), `forbidden`, …
+   */
+  update(id: string, input: RememberInput, options?: IdOptions): Promise<StoredMemory>;
+  /**
+   * Every live version of memory `id`, oldest first (`GET /memories/:id/history`).
+   * @throws BackendError `not_found`, `insufficient_scope`, …
+   */
+  history(id: string, options?: IdOptions): Promise<readonly RecalledMemory[]>;
   /**
    * Deletes a memory's content (its leaf stays in the log).
    * @throws BackendError `not_found`, `insufficient_scope`, …

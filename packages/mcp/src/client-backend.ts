@@ -59,6 +59,8 @@ function stored(memory: {
   namespace: string | null;
   createdAt: string;
   anchored: boolean;
+  supersedes: string | null;
+  supersededBy: string | null;
 }): StoredMemory {
   return {
     id: memory.id,
@@ -68,12 +70,18 @@ function stored(memory: {
     namespace: memory.namespace,
     createdAt: memory.createdAt,
     anchored: memory.anchored,
+    supersedes: memory.supersedes,
+    supersededBy: memory.supersededBy,
   };
 }
 
-/** An object without its undefined fields (the API's closed bodies refuse `null`s). */
-function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+/** A decrypted memory the tools report. */
+function recalled(memory: Parameters<typeof stored>[0] & { content: string; score?: number }) {
+  return {
+    ...stored(memory),
+    content: memory.content,
+    ...(memory.score === undefined ? {} : { score: memory.score }),
+  } satisfies RecalledMemory;
 }
 
 /**
@@ -101,7 +109,7 @@ export function clientBackend(
       const created = await call(() =>
         client.remember(
           input.content,
-          input.metadata === undefined ? undefined : { ...input.metadata },
+          input.metadata,
           input.namespace === undefined ? {} : { namespace: input.namespace },
         ),
       );
@@ -110,19 +118,35 @@ export function clientBackend(
 
     async recall(input) {
       const { query, ...filters } = input;
-      const result = await call(() =>
-        client.recall(query, defined({ ...filters }) as RecallOptions),
-      );
-      return {
-        items: result.items.map(
-          (item): RecalledMemory => ({
-            ...stored(item),
-            content: item.content,
-            ...(item.score === undefined ? {} : { score: item.score }),
-          }),
+      const result = await call(() => client.recall(query, filters as RecallOptions));
+      return { items: result.items.map(recalled), nextCursor: result.nextCursor };
+    },
+
+    async get(id, idOptions) {
+      return recalled(await visible(id, idOptions));
+    },
+
+    async update(id, input, idOptions) {
+      if (idOptions?.confinedTo !== undefined) {
+        await visible(id, idOptions);
+      }
+      const created = await call(() =>
+        client.update(
+          id,
+          input.content,
+          input.metadata,
+          input.namespace === undefined ? {} : { namespace: input.namespace },
         ),
-        more: result.nextCursor !== null,
-      };
+      );
+      return stored(created);
+    },
+
+    async history(id, idOptions) {
+      if (idOptions?.confinedTo !== undefined) {
+        await visible(id, idOptions);
+      }
+      const versions = await call(() => client.history(id));
+      return versions.map(recalled);
     },
 
     async forget(id, idOptions) {

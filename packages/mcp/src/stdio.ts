@@ -11,11 +11,12 @@
 import { realpathSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type ClientOptions, createClient } from "@verifiable-memory/client";
+import { NAMESPACE_PATTERN } from "@verifiable-memory/memory-schemas";
 import { type ClientBackendOptions, clientBackend } from "./client-backend.js";
-import { createMemoryMcpServer, NAMESPACE_PATTERN } from "./server.js";
+import { createMemoryMcpServer } from "./server.js";
 
 /** Options of {@link runStdioServer}. */
 export interface StdioServerOptions extends ClientBackendOptions {
@@ -40,7 +41,7 @@ export interface StdioServerOptions extends ClientBackendOptions {
 /** A running stdio server. */
 export interface StdioServerHandle {
   /** The MCP server. */
-  readonly server: McpServer;
+  readonly server: Server;
   /** Settles when the server has closed: the client closed stdin, or {@link close} was called. */
   readonly closed: Promise<void>;
   /** Closes the server and its transport. */
@@ -177,7 +178,7 @@ export async function runStdioServer(options: StdioServerOptions): Promise<Stdio
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
-  server.server.onclose = () => resolveClosed();
+  server.onclose = () => resolveClosed();
   const close = async () => {
     stdin.off("end", onEnd);
     await server.close();

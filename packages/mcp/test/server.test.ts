@@ -10,10 +10,13 @@ import { describe, expect, it } from "vitest";
 import {
   BackendError,
   createMemoryMcpServer,
+  MEMORY_TOOLS,
   type MemoryBackend,
   type MemoryMcpServerOptions,
+  type MemoryTool,
   type RecallInput,
   type RememberInput,
+  toolInputSchema,
 } from "../src/index.js";
 
 /** A backend that records its calls and answers canned results (or throws `fail`). */
@@ -27,6 +30,8 @@ function scripted(fail?: unknown) {
     namespace: null,
     createdAt: "2026-11-22T10:00:00.000Z",
     anchored: false,
+    supersedes: null,
+    supersededBy: null,
   };
   const step = (op: string, input: unknown, options?: unknown) => {
     calls.push({ op, input, ...(options === undefined ? {} : { options }) });
@@ -41,7 +46,19 @@ function scripted(fail?: unknown) {
     },
     async recall(input: RecallInput) {
       step("recall", input);
-      return { items: [{ ...memory, content: "hello" }], more: false };
+      return { items: [{ ...memory, content: "hello" }], nextCursor: null };
+    },
+    async get(id, options) {
+      step("get", id, options);
+      return { ...memory, id, content: "hello" };
+    },
+    async update(id, input, options) {
+      step("update", { id, ...input }, options);
+      return { ...memory, id: "m2", supersedes: id, namespace: input.namespace ?? null };
+    },
+    async history(id, options) {
+      step("history", id, options);
+      return [{ ...memory, id, content: "hello" }];
     },
     async forget(id, options) {
       step("forget", id, options);
@@ -83,36 +100,80 @@ async function tool(client: Client, name: string, args: Record<string, unknown>)
 }
 
 describe("createMemoryMcpServer", () => {
-  it("passes the tools' arguments to the backend", async () => {
+  it("passes the tools' validated arguments (with the routes' defaults) to the backend", async () => {
     const { backend, calls } = scripted();
     const client = await connect(backend);
     await tool(client, "remember", { content: "hi", metadata: { a: 1 } });
     await tool(client, "recall", { query: "hi", limit: 5, rank: "relevance" });
-    await tool(client, "recall", {});
+    await tool(client, "list", {});
+    await tool(client, "list", { namespace: "ns", cursor: "c1" });
+    await tool(client, "get", { id: "m1" });
+    await tool(client, "update", { id: "m1", content: "better" });
+    await tool(client, "history", { id: "m1" });
     await tool(client, "forget", { id: "m1" });
     await tool(client, "prove", { id: "m1" });
     await tool(client, "verify", { id: "m1" });
+    const none = { confinedTo: undefined };
+    const defaults = { caseSensitive: false, includeSuperseded: false, limit: 20 };
     expect(calls).toEqual([
       { op: "remember", input: { content: "hi", metadata: { a: 1 }, namespace: undefined } },
       {
         op: "recall",
-        input: {
-          query: "hi",
-          limit: 5,
-          metadata: undefined,
-          namespace: undefined,
-          namespacePrefix: undefined,
-          rank: "relevance",
-        },
+        input: { ...defaults, query: "hi", limit: 5, rank: "relevance" },
       },
       {
         op: "recall",
-        input: expect.objectContaining({ createdAfter: "1970-01-01T00:00:00.000Z" }),
+        input: { ...defaults, rank: "recency", createdAfter: "1970-01-01T00:00:00.000Z" },
       },
-      { op: "forget", input: "m1", options: { confinedTo: undefined } },
-      { op: "prove", input: "m1", options: { confinedTo: undefined } },
-      { op: "verify", input: "m1", options: { confinedTo: undefined } },
+      { op: "recall", input: { ...defaults, rank: "recency", namespace: "ns", cursor: "c1" } },
+      { op: "get", input: "m1", options: none },
+      { op: "update", input: { id: "m1", content: "better" }, options: none },
+      { op: "history", input: "m1", options: none },
+      { op: "forget", input: "m1", options: none },
+      { op: "prove", input: "m1", options: none },
+      { op: "verify", input: "m1", options: none },
     ]);
+  });
+
+  it("documents every parameter of every tool, and refuses unknown arguments", async () => {
+    const { backend, calls } = scripted();
+    const client = await connect(backend);
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(MEMORY_TOOLS.length);
+    for (const entry of tools) {
+      expect(entry.inputSchema.additionalProperties, entry.name).toBe(false);
+      const properties = Object.entries(entry.inputSchema.properties ?? {});
+      expect(properties.length, entry.name).toBeGreaterThan(0);
+      for (const [name, property] of properties) {
+        expect((property as { description?: string }).description, `${entry.name}.${name}`).toMatch(
+          /\w{3}/,
+        );
+      }
+      const refused = await tool(client, entry.name, { id: "m1", content: "x", surplus: 1 });
+      expect(refused, entry.name).toMatchObject({
+        isError: true,
+        body: { error: { code: "invalid_request" } },
+      });
+    }
+    expect(calls).toEqual([]);
+    // A description for a parameter the schema does not have is a programming error.
+    const [remember] = MEMORY_TOOLS;
+    expect(() =>
+      toolInputSchema({
+        ...(remember as MemoryTool),
+        parameters: { ...remember?.parameters, ghost: "?" },
+      }),
+    ).toThrow(/ghost/);
+  });
+
+  it("tells the model to update, not to forget and re-remember, to correct a fact", async () => {
+    const client = await connect(scripted().backend);
+    const { tools } = await client.listTools();
+    const text = [client.getInstructions(), ...tools.map((entry) => entry.description)].join(" ");
+    expect(text).not.toMatch(/remember the corrected|forget the old/i);
+    const byName = Object.fromEntries(tools.map((entry) => [entry.name, entry.description]));
+    expect(byName.forget).toMatch(/use update/);
+    expect(byName.remember).toMatch(/use update/);
   });
 
   it("confines writes, recall and id lookups to options.namespace", async () => {
@@ -125,6 +186,7 @@ describe("createMemoryMcpServer", () => {
     expect(refused).toMatchObject({ isError: true, body: { error: { code: "forbidden" } } });
     await tool(client, "recall", { query: "hi" });
     await tool(client, "recall", { namespace: "agent:a/x" });
+    await tool(client, "list", { namespacePrefix: "agent" });
     expect((await tool(client, "recall", { namespace: "agent:ab" })).isError).toBe(false);
     expect((await tool(client, "recall", { namespace: "other" })).isError).toBe(true);
     await tool(client, "prove", { id: "m1" });
@@ -134,9 +196,16 @@ describe("createMemoryMcpServer", () => {
       ["recall", expect.objectContaining({ query: "hi", namespacePrefix: "agent:a" }), undefined],
       [
         "recall",
-        expect.objectContaining({ namespace: "agent:a/x", namespacePrefix: undefined }),
+        {
+          caseSensitive: false,
+          includeSuperseded: false,
+          limit: 20,
+          rank: "recency",
+          namespace: "agent:a/x",
+        },
         undefined,
       ],
+      ["recall", expect.objectContaining({ namespacePrefix: "agent:a" }), undefined],
       ["recall", expect.objectContaining({ namespace: "agent:ab" }), undefined],
       ["prove", "m1", { confinedTo: "agent:a" }],
     ]);
@@ -179,8 +248,11 @@ describe("createMemoryMcpServer", () => {
     for (const [name, args] of [
       ["remember", {}],
       ["remember", { content: "" }],
-      ["recall", { limit: 500 }],
-      ["recall", { rank: "alphabetical" }],
+      ["recall", { limit: 500, query: "x" }],
+      ["recall", { rank: "alphabetical", query: "x" }],
+      ["recall", {}],
+      ["list", { query: "x" }],
+      ["update", { id: "m1" }],
       ["forget", {}],
       ["prove", { id: "x".repeat(129) }],
       ["remember", { content: "hi", namespace: "has space" }],

@@ -70,33 +70,39 @@ interface Recalled {
   items: { id: string; content: string; namespace: string | null; anchored: boolean }[];
 }
 interface ToolError {
-  error: { code: string; message: string };
+  error: { code: string; message: string; details?: unknown };
 }
 
 describe("svc-mcp over stdio", () => {
   let user: TestUser;
   let client: Client;
   let id: string;
+  let apiKey: string;
 
   beforeAll(async () => {
     user = await newUser(t.url);
+    apiKey = await mintApiKey(t.url, user.token, "stdio");
     client = await spawnServer({
       SVC_URL: t.url,
-      SVC_API_KEY: await mintApiKey(t.url, user.token, "stdio"),
+      SVC_API_KEY: apiKey,
       SVC_RPC_URL: chain.url,
       SVC_PROGRAM_ID: LOCAL_PROGRAM_ID,
       SVC_AUTHORITY: authority.publicKey.toBase58(),
     });
   });
 
-  it("lists the five tools", async () => {
+  it("lists the nine tools", async () => {
     expect(client.getServerVersion()?.name).toBe("svc-memory");
     const { tools } = await client.listTools();
     expect(tools.map((entry) => entry.name).sort()).toEqual([
       "forget",
+      "get",
+      "history",
+      "list",
       "prove",
       "recall",
       "remember",
+      "update",
       "verify",
     ]);
     for (const entry of tools) {
@@ -127,6 +133,54 @@ describe("svc-mcp over stdio", () => {
       metadata: { topic: { $in: ["ops", "dev"] } },
     });
     expect(ranked.body.items[0]).toMatchObject({ id, score: expect.any(Number) });
+  });
+
+  it("gets, updates with history kept, and lists", async () => {
+    const first = await tool<{ id: string }>(client, "remember", { content: "Standup at 9." });
+    const second = await tool<{ id: string; supersedes: string }>(client, "update", {
+      id: first.body.id,
+      content: "Standup at 9:30.",
+    });
+    expect(second.body.supersedes).toBe(first.body.id);
+    const got = await tool<{ content: string; supersededBy: string }>(client, "get", {
+      id: first.body.id,
+    });
+    expect(got.body).toMatchObject({ content: "Standup at 9.", supersededBy: second.body.id });
+    const history = await tool<Recalled>(client, "history", { id: first.body.id });
+    expect(history.body.items.map((item) => item.content)).toEqual([
+      "Standup at 9.",
+      "Standup at 9:30.",
+    ]);
+    const listed = await tool<Recalled>(client, "list", { limit: 1 });
+    expect(listed.body.items.map((item) => item.id)).toEqual([second.body.id]);
+    const conflict = await tool<ToolError>(client, "update", {
+      id: first.body.id,
+      content: "Standup at 10.",
+    });
+    expect(conflict.body.error.code).toBe("conflict");
+    // Forget the corrected fact's versions so the following cases see the deploy memory alone.
+    await tool(client, "forget", { id: second.body.id });
+    await tool(client, "forget", { id: first.body.id });
+  });
+
+  it("refuses what the REST routes refuse, before calling the API", async () => {
+    const proto = JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>;
+    const rest = await postJson(
+      `${t.url}/memories`,
+      { content: "x", metadata: proto },
+      {
+        authorization: `Bearer ${apiKey}`,
+      },
+    );
+    expect(rest.status).toBe(400);
+    const { code, message, details } = ((await rest.json()) as ToolError).error;
+    const refused = await tool<ToolError>(client, "remember", { content: "x", metadata: proto });
+    expect(refused).toEqual({ isError: true, body: { error: { code, message, details } } });
+    const unknown = await tool<ToolError>(client, "recall", { query: "x", extra: 1 });
+    expect(unknown.body.error).toMatchObject({
+      code: "invalid_request",
+      details: [expect.objectContaining({ message: expect.stringMatching(/extra/) })],
+    });
   });
 
   it("proves and verifies against the chain from the server's own process", async () => {
@@ -220,7 +274,7 @@ describe("svc-mcp confined to a namespace (SVC_NAMESPACE)", () => {
       "agent:research",
       "agent:research/run:7",
     ]);
-    const latest = await tool<Recalled>(client, "recall", {});
+    const latest = await tool<Recalled>(client, "list", {});
     expect(latest.body.count).toBe(2);
     const outside = await tool<ToolError>(client, "recall", { namespace: "agent:writer" });
     expect(outside.body.error.code).toBe("forbidden");

@@ -5,6 +5,25 @@
  * @module
  */
 
+export {
+  ContentSchema,
+  CreateMemoriesBodySchema,
+  CreateMemoryBodySchema,
+  isOperatorObject,
+  isWellFormedText,
+  MAX_BATCH_BODY_BYTES,
+  MAX_BATCH_ITEMS,
+  MAX_CONTENT_BYTES,
+  MAX_METADATA_BYTES,
+  METADATA_OPERATORS,
+  MetadataFilterSchema,
+  MetadataSchema,
+  metadataFilterProblem,
+  NAMESPACE_PATTERN,
+  NamespaceSchema,
+  type SearchBody,
+  SearchBodySchema,
+} from "@verifiable-memory/memory-schemas";
 export { rpcAnchorChain } from "./anchor-chain.js";
 export {
   type AppendedLeaf,
@@ -56,11 +75,8 @@ export {
 export { type MemoryBody, newSalt, SALT_BYTES, sealMemoryBody } from "./memory-body.js";
 export {
   compileFilter,
-  isOperatorObject,
-  METADATA_OPERATORS,
   type MemoryFilter,
   type MemoryPredicate,
-  metadataFilterProblem,
   withinConfinement,
 } from "./memory-filter.js";
 export { type LeafFields, type LeafFieldsV2, memoryLeaf, storedLeafFields } from "./memory-leaf.js";
@@ -85,31 +101,17 @@ export {
 export { BM25_B, BM25_K1 } from "./recall/relevance.js";
 export type { MemoryWriter, RecallCursor, RecallQuery, RecallResult } from "./recall/types.js";
 export {
-  ContentSchema,
   CreatedMemoriesSchema,
   CreatedMemorySchema,
-  CreateMemoriesBodySchema,
-  CreateMemoryBodySchema,
   ExtensionCreateMemoryBodySchema,
   type ExtensionSearchBody,
   ExtensionSearchBodySchema,
   ExtensionSearchResultSchema,
-  isWellFormedText,
   LeafDataSchema,
-  MAX_BATCH_BODY_BYTES,
-  MAX_BATCH_ITEMS,
-  MAX_CONTENT_BYTES,
-  MAX_METADATA_BYTES,
   MemoryHistorySchema,
   MemorySchema,
   MemoryWithProofSchema,
-  MetadataFilterSchema,
-  MetadataSchema,
-  NAMESPACE_PATTERN,
-  NamespaceSchema,
   ProofBundleSchema,
-  type SearchBody,
-  SearchBodySchema,
   SearchResultSchema,
   searchInputOf,
   VerifyResultSchema,

@@ -7,11 +7,7 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-
-/** The operators of a metadata condition (docs/protocol.md §4). */
-export const METADATA_OPERATORS = ["$in", "$gte", "$lte", "$contains"] as const;
-/** One metadata operator. */
-export type MetadataOperator = (typeof METADATA_OPERATORS)[number];
+import { isOperatorObject, orderedValueOf } from "@verifiable-memory/memory-schemas";
 
 /** What a memory must satisfy, all conditions together. */
 export interface MemoryFilter {
@@ -48,65 +44,6 @@ export type MemoryPredicate = (position: number) => boolean;
 /** One metadata condition, over the whole metadata object. */
 type Condition = (metadata: Readonly<Record<string, unknown>>) => boolean;
 
-/** True when `value` is an operator object: a plain object with at least one key starting with `$`. */
-export function isOperatorObject(value: unknown): value is Record<string, unknown> {
-  return (
-    value !== null &&
-    typeof value === "object" &&
-    !Array.isArray(value) &&
-    Object.keys(value).length > 0 &&
-    Object.keys(value).some((key) => key.startsWith("$"))
-  );
-}
-
-/**
- * The first reason `filter` (a metadata filter as the client sent it) is not acceptable, or
- * null: an operator object (a plain object with a key starting with `$`) must use only known operators, `$in` takes an array, `$gte`/`$lte` a
- * finite number or an ISO 8601 time, `$contains` a scalar.
- */
-export function metadataFilterProblem(filter: Readonly<Record<string, unknown>>): {
-  key: string;
-  message: string;
-} | null {
-  for (const [key, value] of Object.entries(filter)) {
-    if (!isOperatorObject(value)) {
-      continue;
-    }
-    for (const [op, operand] of Object.entries(value)) {
-      if (!(METADATA_OPERATORS as readonly string[]).includes(op)) {
-        return {
-          key,
-          message: `unknown operator ${op} (known: ${METADATA_OPERATORS.join(", ")}); an operator object holds operators only`,
-        };
-      }
-      if (op === "$in" && !Array.isArray(operand)) {
-        return { key, message: "$in takes an array" };
-      }
-      if ((op === "$gte" || op === "$lte") && orderedOf(operand) === null) {
-        return { key, message: `${op} takes a finite number or an ISO 8601 time` };
-      }
-      if (op === "$contains" && operand !== null && typeof operand === "object") {
-        return { key, message: "$contains takes a scalar (string, number, boolean or null)" };
-      }
-    }
-  }
-  return null;
-}
-
-/** A comparable form of a `$gte`/`$lte` operand: a number, or an ISO 8601 time in ms. */
-function orderedOf(value: unknown): { kind: "number" | "time"; at: number } | null {
-  if (typeof value === "number" && Number.isFinite(value)) {
-    return { kind: "number", at: value };
-  }
-  if (typeof value === "string" && ISO_TIME.test(value)) {
-    const at = Date.parse(value);
-    return Number.isNaN(at) ? null : { kind: "time", at };
-  }
-  return null;
-}
-
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-
 /**
  * The condition "`metadata[key]` satisfies `value`". Equality with a scalar needs no presence
  * check: a missing key reads undefined (or an inherited function), never equal to a JSON scalar.
@@ -130,10 +67,10 @@ function conditionOf(key: string, value: unknown): Condition {
       }
       case "$gte":
       case "$lte": {
-        const bound = orderedOf(operand) as { kind: "number" | "time"; at: number };
+        const bound = orderedValueOf(operand) as { kind: "number" | "time"; at: number };
         const holds = op === "$gte" ? (x: number) => x >= bound.at : (x: number) => x <= bound.at;
         return (actual) => {
-          const ordered = orderedOf(actual);
+          const ordered = orderedValueOf(actual);
           return ordered !== null && ordered.kind === bound.kind && holds(ordered.at);
         };
       }

@@ -1,233 +1,18 @@
 /**
  * Request and response schemas of the memory routes of both APIs (docs/protocol.md §1 limits, §4, §6,
- * §1). The zod schemas that validate requests are the ones published at `/openapi.json`.
+ * §1). The request schemas are `@verifiable-memory/memory-schemas`' (shared with the MCP tools);
+ * the zod schemas that validate requests are the ones published at `/openapi.json`.
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import canonicalizeModule from "canonicalize";
+import {
+  ContentSchema,
+  CreateMemoryBodySchema,
+  MetadataFilterSchema,
+  type SearchBody,
+  SearchFieldsSchema,
+} from "@verifiable-memory/memory-schemas";
 import type { SearchInput } from "./memories.js";
-import { metadataFilterProblem } from "./memory-filter.js";
-
-// canonicalize is CommonJS with an ES default export in its typings (see @verifiable-memory/verifier leaf.ts).
-const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
-
-/** Most UTF-8 bytes of a memory's content (docs/protocol.md §1). */
-export const MAX_CONTENT_BYTES = 32_768;
-/** Most bytes of a memory's metadata once canonicalised (RFC 8785; docs/protocol.md §1). */
-export const MAX_METADATA_BYTES = 4096;
-/** Metadata keys: 1 to 64 characters (docs/protocol.md §1), at every depth. */
-export const MAX_METADATA_KEY_CHARS = 64;
-/** Most memories of one `POST /memories/batch` (docs/protocol.md §4). */
-export const MAX_BATCH_ITEMS = 256;
-/** The body limit of `POST /memories/batch`, 1 MiB (the other routes keep 256 KiB). */
-export const MAX_BATCH_BODY_BYTES = 1024 * 1024;
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** True when `text` is well-formed Unicode (no lone surrogate). */
-export function isWellFormedText(text: string): boolean {
-  return !LONE_SURROGATE.test(text);
-}
-
-/**
- * `__proto__` is refused as a metadata key at any depth: JavaScript object assignment treats it
- * as the prototype, so a parser on either side could drop it and commit a leaf that differs from
- * the request.
- */
-const PROTO_KEY = "__proto__";
-const PROTO_KEY_MESSAGE = 'metadata keys must not be "__proto__"';
-
-/**
- * The first reason `value` is not acceptable memory metadata, or null: a JSON object whose keys
- * (at every depth) have 1–64 characters, whose strings are well-formed and free of U+0000, whose
- * numbers are finite, and whose RFC 8785 form is at most 4 096 UTF-8 bytes.
- */
-export function metadataProblem(value: Record<string, unknown>): string | null {
-  const problem = jsonProblem(value, 0);
-  if (problem) {
-    return problem;
-  }
-  const canonical = canonicalize(value);
-  if (canonical === undefined || Buffer.byteLength(canonical, "utf8") > MAX_METADATA_BYTES) {
-    return `metadata must be at most ${MAX_METADATA_BYTES} bytes once canonicalised (RFC 8785)`;
-  }
-  return null;
-}
-
-function jsonProblem(value: unknown, depth: number): string | null {
-  if (depth > 32) {
-    return "metadata is nested too deeply";
-  }
-  if (typeof value === "string") {
-    if (!isWellFormedText(value)) {
-      return "metadata strings must be well-formed Unicode";
-    }
-    return value.includes("\u0000") ? "metadata strings must not contain U+0000" : null;
-  }
-  if (typeof value === "number") {
-    return Number.isFinite(value) ? null : "metadata numbers must be finite";
-  }
-  if (value === null || typeof value === "boolean") {
-    return null;
-  }
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const problem = jsonProblem(item, depth + 1);
-      if (problem) {
-        return problem;
-      }
-    }
-    return null;
-  }
-  if (typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.length < 1 || key.length > MAX_METADATA_KEY_CHARS) {
-        return `metadata keys must have 1 to ${MAX_METADATA_KEY_CHARS} characters`;
-      }
-      if (!isWellFormedText(key) || key.includes("\u0000")) {
-        return "metadata keys must be well-formed Unicode without U+0000";
-      }
-      if (key === PROTO_KEY) {
-        return PROTO_KEY_MESSAGE;
-      }
-      const problem = jsonProblem(item, depth + 1);
-      if (problem) {
-        return problem;
-      }
-    }
-    return null;
-  }
-  return "metadata must hold JSON values only";
-}
-
-/** A metadata object (docs/protocol.md §1, §4). */
-export const MetadataSchema = z
-  .preprocess(
-    (value, ctx) => {
-      // zod's record skips an own "__proto__" key: refuse it before it can be dropped.
-      if (value !== null && typeof value === "object" && Object.hasOwn(value, PROTO_KEY)) {
-        ctx.addIssue({ code: "custom", path: [PROTO_KEY], message: PROTO_KEY_MESSAGE });
-      }
-      return value;
-    },
-    z.record(z.string(), z.unknown()),
-  )
-  .superRefine((value, ctx) => {
-    const problem = metadataProblem(value);
-    if (problem) {
-      ctx.addIssue({ code: "custom", message: problem });
-    }
-  })
-  .openapi("Metadata", {
-    description: "A JSON object, at most 4 096 bytes as RFC 8785 canonical JSON; keys 1–64 chars",
-    example: { source: "notes.md", section: "intro" },
-  });
-
-/** Memory content: 1 to 32 768 UTF-8 bytes of well-formed Unicode. */
-export const ContentSchema = z
-  .string()
-  .min(1)
-  .superRefine((value, ctx) => {
-    if (!isWellFormedText(value)) {
-      ctx.addIssue({ code: "custom", message: "content must be well-formed Unicode" });
-    } else if (Buffer.byteLength(value, "utf8") > MAX_CONTENT_BYTES) {
-      ctx.addIssue({
-        code: "custom",
-        message: `content must be at most ${MAX_CONTENT_BYTES} UTF-8 bytes`,
-      });
-    }
-  })
-  .openapi({
-    description: `1 to ${MAX_CONTENT_BYTES} UTF-8 bytes of well-formed Unicode (no lone surrogate)`,
-    example: "The user prefers dark mode and answers in French.",
-  });
-
-/** A namespace (docs/protocol.md §4): 1–128 characters of `[A-Za-z0-9._:/-]`. */
-export const NAMESPACE_PATTERN = /^[A-Za-z0-9._:/-]{1,128}$/;
-
-/** A memory's namespace, or a namespace prefix. */
-export const NamespaceSchema = z
-  .string()
-  .regex(NAMESPACE_PATTERN, "1–128 characters of A–Z a–z 0–9 . _ : / -")
-  .openapi({
-    description: "1–128 characters of `[A-Za-z0-9._:/-]`, e.g. `agent:research/run:42`",
-    example: "agent:research/run:42",
-  });
-
-/** `POST /memories` body (and each item of a batch, and `PUT /memories/:id`). */
-export const CreateMemoryBodySchema = z.strictObject({
-  content: ContentSchema,
-  metadata: MetadataSchema.optional(),
-  namespace: NamespaceSchema.optional().openapi({
-    description:
-      "committed in the leaf; default: the API key's namespace confinement, or none (for PUT: the superseded memory's)",
-  }),
-});
-
-/** `POST /memories/batch` body: 1 to 256 memories, each exactly a `POST /memories` body. */
-export const CreateMemoriesBodySchema = z.strictObject({
-  items: z.array(CreateMemoryBodySchema).min(1).max(MAX_BATCH_ITEMS),
-});
-
-/**
- * A metadata filter of recall (docs/protocol.md §4.5 "Recall"): per top-level key, a value matched
- * by deep equality, or an operator object (`$in`, `$gte`, `$lte`, `$contains`, all of those given
- * must hold). An unknown operator or a wrong operand is refused, naming the key, rather than
- * matching nothing in silence.
- */
-export const MetadataFilterSchema = MetadataSchema.superRefine((value, ctx) => {
-  const problem = metadataFilterProblem(value);
-  if (problem) {
-    ctx.addIssue({ code: "custom", path: [problem.key], message: problem.message });
-  }
-}).openapi("MetadataFilter", {
-  description:
-    'key → value (deep equality) or operators: { "$in": [..] }, { "$gte": n | ISO time }, { "$lte": n | ISO time }, { "$contains": scalar } (arrays)',
-  example: { topic: "billing", importance: { $gte: 3 }, tags: { $contains: "urgent" } },
-});
-
-/** An ISO 8601 time with an offset (`2026-11-25T08:00:00.000Z`). */
-const IsoTimeSchema = z.iso.datetime({ offset: true });
-
-/** `POST /memories/search` body. */
-export const SearchBodySchema = z
-  .strictObject({
-    query: ContentSchema.optional().openapi({
-      description:
-        "recency: a substring every match holds; relevance: the terms to score. Optional when a filter is given",
-    }),
-    limit: z.number().int().min(1).max(200).default(20),
-    caseSensitive: z.boolean().default(false),
-    metadata: MetadataFilterSchema.optional(),
-    namespace: NamespaceSchema.optional(),
-    namespacePrefix: NamespaceSchema.optional(),
-    createdAfter: IsoTimeSchema.optional(),
-    createdBefore: IsoTimeSchema.optional(),
-    rank: z.enum(["recency", "relevance"]).default("recency"),
-    includeSuperseded: z.boolean().default(false),
-    cursor: z.string().min(1).max(512).optional(),
-  })
-  .superRefine((body, ctx) => {
-    const filtered =
-      body.metadata !== undefined ||
-      body.namespace !== undefined ||
-      body.namespacePrefix !== undefined ||
-      body.createdAfter !== undefined ||
-      body.createdBefore !== undefined;
-    if (body.query === undefined && !filtered) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["query"],
-        message: "query is required unless a metadata, namespace or time filter is given",
-      });
-    }
-    if (body.rank === "relevance" && body.query === undefined) {
-      ctx.addIssue({ code: "custom", path: ["query"], message: "relevance ranking needs a query" });
-    }
-  });
-
-/** A validated `POST /memories/search` body. */
-export type SearchBody = z.infer<typeof SearchBodySchema>;
 
 /**
  * The extension API's `POST /memories` body (docs/protocol.md §9.4 "Routes with the token"):
@@ -248,8 +33,8 @@ export const ExtensionSearchBodySchema = z
     query: ContentSchema.optional().openapi({
       description: "a substring every match holds. Optional when a metadata filter is given",
     }),
-    limit: z.number().int().min(1).max(200).default(20),
-    caseSensitive: z.boolean().default(false),
+    limit: SearchFieldsSchema.shape.limit,
+    caseSensitive: SearchFieldsSchema.shape.caseSensitive,
     metadata: MetadataFilterSchema.optional(),
   })
   .superRefine((body, ctx) => {

@@ -370,7 +370,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol endpoint: the memory tools for AI agents
-         * @description The Model Context Protocol (Streamable HTTP transport, stateless, JSON answers) with the memory tools `remember` `{ content, metadata?, namespace? }`, `recall` `{ query?, limit?, metadata?, namespace?, rank? }`, `forget` `{ id }`, `prove` `{ id }` and `verify` `{ id }`. Point an MCP client at this URL with the `Authorization: Bearer` header; send `Accept: application/json, text/event-stream`. The tools act as the caller: an API key needs `memories:write` to remember, `memories:read` to recall, prove and verify, `memories:delete` to forget (a tool without its scope answers an error result `insufficient_scope`), and a namespace-confined key sees and writes only its namespace. Tool results are JSON text carrying memory ids and the `anchored` state. No sessions: `GET /mcp` and `DELETE /mcp` answer 405 `method_not_allowed`.
+         * @description The Model Context Protocol (Streamable HTTP transport, stateless, JSON answers) with the memory tools `remember` (the `POST /memories` body), `recall` (the `POST /memories/search` body), `list` (the search body without `query`, `rank` or `caseSensitive`: newest first), `get`, `history`, `forget`, `prove` and `verify` `{ id }`, and `update` `{ id, content, metadata?, namespace? }` (`PUT /memories/:id`). Arguments are validated by the same schemas as those routes: a refusal is a tool error result carrying the route's 400 body. Point an MCP client at this URL with the `Authorization: Bearer` header; send `Accept: application/json, text/event-stream`. The tools act as the caller: an API key needs `memories:write` to remember and update, `memories:read` to recall, list, get, history, prove and verify, `memories:delete` to forget (a tool without its scope answers an error result `insufficient_scope`), and a namespace-confined key sees and writes only its namespace. Tool results are JSON text carrying memory ids and the `anchored` state. No sessions: `GET /mcp` and `DELETE /mcp` answer 405 `method_not_allowed`.
          */
         post: operations["mcp"];
         delete?: never;
@@ -1789,32 +1789,49 @@ export interface operations {
                      * @example The user prefers dark mode and answers in French.
                      */
                     query?: string;
-                    /** @default 20 */
+                    /**
+                     * @description most memories in the page, 1–200 (default 20)
+                     * @default 20
+                     */
                     limit?: number;
-                    /** @default false */
+                    /**
+                     * @description match the query's case exactly (default false)
+                     * @default false
+                     */
                     caseSensitive?: boolean;
                     metadata?: components["schemas"]["MetadataFilter"];
                     /**
-                     * @description 1–128 characters of `[A-Za-z0-9._:/-]`, e.g. `agent:research/run:42`
+                     * @description only memories of exactly this namespace
                      * @example agent:research/run:42
                      */
                     namespace?: string;
                     /**
-                     * @description 1–128 characters of `[A-Za-z0-9._:/-]`, e.g. `agent:research/run:42`
+                     * @description only memories whose namespace starts with this
                      * @example agent:research/run:42
                      */
                     namespacePrefix?: string;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description only memories created strictly after this ISO 8601 time (with an offset)
+                     */
                     createdAfter?: string;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description only memories created strictly before this ISO 8601 time (with an offset)
+                     */
                     createdBefore?: string;
                     /**
+                     * @description "recency" (newest first, the default) or "relevance" (BM25 over the text; needs a query)
                      * @default recency
                      * @enum {string}
                      */
                     rank?: "recency" | "relevance";
-                    /** @default false */
+                    /**
+                     * @description also versions replaced by an update (default false: current versions only)
+                     * @default false
+                     */
                     includeSuperseded?: boolean;
+                    /** @description the nextCursor of the previous page, to read the next one */
                     cursor?: string;
                 };
             };
@@ -2872,7 +2889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no valid bearer; the answer carries `WWW-Authenticate: Bearer` (RFC 6750), without OAuth resource metadata */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -1,9 +1,10 @@
 /**
  * The MCP tools' backend over core-api's in-process services (`@verifiable-memory/mcp`'s `MemoryBackend`),
- * acting as the authenticated caller of `POST /mcp`: the same validation as the HTTP routes
- * (`CreateMemoryBodySchema`, `SearchBodySchema`), the same scopes (`memories:write` to remember,
- * `memories:read` to recall, prove and verify, `memories:delete` to forget) and the caller's
- * namespace confinement, applied by the memory services themselves.
+ * acting as the authenticated caller of `POST /mcp`. Its arguments were validated by the MCP server
+ * with the HTTP routes' own schemas (`@verifiable-memory/memory-schemas`); here apply the same scopes
+ * (`memories:write` to remember and update, `memories:read` to recall, list, get, history, prove and
+ * verify, `memories:delete` to forget) and the caller's namespace confinement, through the memory
+ * services themselves.
  * @module
  */
 import { type AuthContext, AuthError, requireScope } from "@verifiable-memory/auth";
@@ -16,23 +17,8 @@ import {
   type MemoryBackend,
   withinNamespace,
 } from "@verifiable-memory/mcp/backend";
-import {
-  CreateMemoryBodySchema,
-  MemoryDomainError,
-  SearchBodySchema,
-  searchInputOf,
-} from "@verifiable-memory/memory";
+import { MemoryDomainError, searchInputOf } from "@verifiable-memory/memory";
 import type { Services } from "../../context.js";
-import { IdParamSchema } from "../../schemas.js";
-
-/** The refusal of a failed validation, as the HTTP routes answer it (400 `invalid_request`). */
-function invalid(issues: readonly { path: PropertyKey[]; message: string }[]): BackendError {
-  return new BackendError(
-    "invalid_request",
-    "the request is not valid",
-    issues.map((issue) => ({ path: issue.path, message: issue.message })),
-  );
-}
 
 /**
  * The typed errors of the packages as the tools' refusals, with the codes the HTTP routes answer
@@ -82,15 +68,6 @@ function narrowed(auth: AuthContext, options: IdOptions | undefined): AuthContex
   throw new BackendError("not_found", "memory not found");
 }
 
-/** A path id, checked as the routes check `:id` (1–128 characters, no U+0000). */
-function memoryId(id: string): string {
-  const parsed = IdParamSchema.safeParse({ id });
-  if (!parsed.success) {
-    throw invalid(parsed.error.issues);
-  }
-  return parsed.data.id;
-}
-
 /**
  * The tools' backend for `auth`, the caller of one `POST /mcp` request, over `services`.
  * @param services the app's services (memory domain).
@@ -100,66 +77,68 @@ export function servicesBackend(services: Services, auth: AuthContext): MemoryBa
   return {
     async remember(input) {
       await call(() => requireScope(auth, "memories:write"));
-      const body = CreateMemoryBodySchema.safeParse({
-        content: input.content,
-        ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
-        ...(input.namespace === undefined ? {} : { namespace: input.namespace }),
-      });
-      if (!body.success) {
-        throw invalid(body.error.issues);
-      }
       return call(() =>
         services.memories.create(auth, services.dataKeys.of(auth), {
-          content: body.data.content,
-          metadata: body.data.metadata ?? {},
-          namespace: body.data.namespace,
+          content: input.content,
+          metadata: input.metadata ?? {},
+          namespace: input.namespace,
         }),
       );
     },
 
     async recall(input) {
       await call(() => requireScope(auth, "memories:read"));
-      const body = SearchBodySchema.safeParse(
-        Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)),
-      );
-      if (!body.success) {
-        throw invalid(body.error.issues);
-      }
       const result = await call(() =>
-        services.memories.search(auth, services.dataKeys.of(auth), searchInputOf(body.data)),
+        services.memories.search(auth, services.dataKeys.of(auth), searchInputOf(input)),
       );
-      return { items: result.items, more: result.nextCursor !== null };
+      return { items: result.items, nextCursor: result.nextCursor };
+    },
+
+    async get(id, options) {
+      return call(() => {
+        requireScope(auth, "memories:read");
+        return services.memories.get(narrowed(auth, options), services.dataKeys.of(auth), id);
+      });
+    },
+
+    async update(id, input, options) {
+      return call(() => {
+        requireScope(auth, "memories:write");
+        return services.memories.update(narrowed(auth, options), services.dataKeys.of(auth), id, {
+          content: input.content,
+          metadata: input.metadata ?? {},
+          namespace: input.namespace,
+        });
+      });
+    },
+
+    async history(id, options) {
+      return call(async () => {
+        requireScope(auth, "memories:read");
+        const versions = await services.memories.history(narrowed(auth, options), id);
+        const dataKey = services.dataKeys.of(auth);
+        return services.proofs.memoriesWithProofs(auth, dataKey, versions);
+      });
     },
 
     async forget(id, options) {
-      const checked = memoryId(id);
       await call(() => {
         requireScope(auth, "memories:delete");
-        return services.memories.delete(
-          narrowed(auth, options),
-          services.dataKeys.of(auth),
-          checked,
-        );
+        return services.memories.delete(narrowed(auth, options), services.dataKeys.of(auth), id);
       });
     },
 
     async prove(id, options) {
-      const checked = memoryId(id);
       return call(() => {
         requireScope(auth, "memories:read");
-        return services.proofs.proofOf(
-          narrowed(auth, options),
-          services.dataKeys.of(auth),
-          checked,
-        );
+        return services.proofs.proofOf(narrowed(auth, options), services.dataKeys.of(auth), id);
       });
     },
 
     async verify(id, options) {
-      const checked = memoryId(id);
       const result = await call(async () => {
         requireScope(auth, "memories:read");
-        const row = await services.memories.load(narrowed(auth, options), checked);
+        const row = await services.memories.load(narrowed(auth, options), id);
         return services.proofs.verify(auth, services.dataKeys.of(auth), row);
       });
       return {

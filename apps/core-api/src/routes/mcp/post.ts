@@ -1,7 +1,7 @@
 /**
  * `POST /mcp` (docs/protocol.md §4.9 "MCP"): the Model Context Protocol over Streamable HTTP, so an
- * agent framework can use the memory tools (`remember`, `recall`, `forget`, `prove`, `verify` of
- * `@verifiable-memory/mcp`) with nothing but the URL and its bearer. Stateless: each request gets a
+ * agent framework can use the memory tools of `@verifiable-memory/mcp` (`remember`, `recall`,
+ * `list`, `get`, `update`, `history`, `forget`, `prove`, `verify`) with nothing but the URL and its bearer. Stateless: each request gets a
  * new MCP server and transport (the SDK's web-standard Streamable HTTP transport, answering JSON),
  * whose tools act as the request's caller — its scopes and namespace confinement apply, through the
  * in-process services. Authentication, the rate limit, body limits and JSON-only bodies are the
@@ -18,8 +18,9 @@ import {
   rateLimitedResponse,
 } from "@verifiable-memory/http-kit";
 import { createMemoryMcpServer } from "@verifiable-memory/mcp/server";
+import type { MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
-import type { App, AppDeps, Services } from "../../context.js";
+import type { App, AppDeps, AppEnv, Services } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -48,15 +49,32 @@ const McpRequestSchema = z
 
 const DESCRIPTION = [
   "The Model Context Protocol (Streamable HTTP transport, stateless, JSON answers) with the memory",
-  "tools `remember` `{ content, metadata?, namespace? }`, `recall` `{ query?, limit?, metadata?,",
-  "namespace?, rank? }`, `forget` `{ id }`, `prove` `{ id }` and `verify` `{ id }`. Point an MCP",
+  "tools `remember` (the `POST /memories` body), `recall` (the `POST /memories/search` body),",
+  "`list` (the search body without `query`, `rank` or `caseSensitive`: newest first), `get`,",
+  "`history`, `forget`, `prove` and `verify` `{ id }`, and `update` `{ id, content, metadata?,",
+  "namespace? }` (`PUT /memories/:id`). Arguments are validated by the same schemas as those",
+  "routes: a refusal is a tool error result carrying the route's 400 body. Point an MCP",
   "client at this URL with the `Authorization: Bearer` header; send `Accept: application/json,",
   "text/event-stream`. The tools act as the caller: an API key needs `memories:write` to",
-  "remember, `memories:read` to recall, prove and verify, `memories:delete` to forget (a tool",
+  "remember and update, `memories:read` to recall, list, get, history, prove and verify,",
+  "`memories:delete` to forget (a tool",
   "without its scope answers an error result `insufficient_scope`), and a namespace-confined key",
   "sees and writes only its namespace. Tool results are JSON text carrying memory ids and the",
   "`anchored` state. No sessions: `GET /mcp` and `DELETE /mcp` answer 405 `method_not_allowed`.",
 ].join(" ");
+
+/**
+ * Marks a 401 answer with `WWW-Authenticate: Bearer` (RFC 6750 §3), which MCP clients read to
+ * learn that a bearer is wanted. No `resource_metadata` (RFC 9728): the bearer is an API key or a
+ * session token from this service, not an OAuth access token, so there is no authorization server
+ * to point a client at.
+ */
+const bearerChallenge: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if (c.res.status === 401) {
+    c.res.headers.set("www-authenticate", "Bearer");
+  }
+};
 
 /** Registers `POST /mcp`, and the 405 of its other methods. */
 export function registerMcp(app: App, deps: AppDeps, services: Services): void {
@@ -68,7 +86,7 @@ export function registerMcp(app: App, deps: AppDeps, services: Services): void {
     summary: "Model Context Protocol endpoint: the memory tools for AI agents",
     description: DESCRIPTION,
     security: bearerSecurity,
-    middleware: [requireAuth(deps)] as const,
+    middleware: [bearerChallenge, requireAuth(deps)] as const,
     request: {
       query: NoQuerySchema,
       body: { required: true, content: { "application/json": { schema: McpRequestSchema } } },
@@ -84,7 +102,9 @@ export function registerMcp(app: App, deps: AppDeps, services: Services): void {
       400: errorResponse(
         "invalid_request: not JSON-RPC 2.0 (or, from the MCP transport, a JSON-RPC error: an invalid message or protocol version)",
       ),
-      401: errorResponse("unauthorized"),
+      401: errorResponse(
+        "unauthorized: no valid bearer; the answer carries `WWW-Authenticate: Bearer` (RFC 6750), without OAuth resource metadata",
+      ),
       406: {
         description:
           "Not Acceptable (a JSON-RPC error): the Accept header must list application/json and text/event-stream",
@@ -123,7 +143,7 @@ export function registerMcp(app: App, deps: AppDeps, services: Services): void {
     }
   });
   // Stateless: no standalone event stream (GET) and no session to end (DELETE).
-  app.all("/mcp", requireAuth(deps), (c) => {
+  app.all("/mcp", bearerChallenge, requireAuth(deps), (c) => {
     c.header("allow", "POST");
     throw new ApiError(
       "method_not_allowed",
