@@ -1,8 +1,10 @@
 /*
  * Commitment program: one account per owner holding the latest Merkle root of that owner's
- * memory log, its memory count and a nonce that advances by one on every commit; and staking:
- * a vault per owner holding lamports in lots that mature after a lock period fixed once per
- * deployment by the program's upgrade authority (the stake configuration account).
+ * memory log, its memory count and a nonce that advances by one on every commit (one owner per
+ * `commit`, several per `commit_many`); the anchor configuration naming the only key besides the
+ * owner that may create a commitment account; and staking: a vault per owner holding lamports in
+ * lots that mature after a lock period fixed once per deployment by the program's upgrade
+ * authority (the stake configuration account).
  *
  * Protocol: docs/protocol.md §7 (commitment PDA, commit rules, account data layout), §11
  * (staking). Wire format: Anchor 0.30+ (instruction discriminator sha256("global:<name>")[..8],
@@ -40,6 +42,8 @@ typedef long long i64;
 #define ERR_ARITHMETIC_OVERFLOW 6013
 #define ERR_INVALID_LOCK_PERIOD 6014
 #define ERR_STAKE_NOT_CONFIGURED 6015
+#define ERR_ROOT_MISMATCH 6016
+#define ERR_NOTHING_TO_SWEEP 6017
 
 /* Commitment account layout (121 bytes). */
 #define OFF_DISCRIMINATOR 0
@@ -56,6 +60,11 @@ typedef long long i64;
 #define CONFIG_OFF_LOCK_PERIOD 40
 #define CONFIG_OFF_BUMP 48
 #define CONFIG_SIZE 49
+
+/* Anchor configuration account layout (41 bytes), PDA ["anchor_config"]. */
+#define ANCHOR_CONFIG_OFF_AUTHORITY 8
+#define ANCHOR_CONFIG_OFF_BUMP 40
+#define ANCHOR_CONFIG_SIZE 41
 
 /* Stake vault account layout (560 bytes), PDA ["vault", owner]: header, then MAX_LOTS lots of
  * { amount u64, unlock_at i64 } (the first lot_count in deposit order, the rest zero). */
@@ -75,6 +84,12 @@ typedef long long i64;
 #define INITIALIZE_STAKE_CONFIG_DATA_LEN (8 + 8)
 #define STAKE_DATA_LEN (8 + 8)
 #define UNSTAKE_DATA_LEN 8
+#define SET_ANCHOR_CONFIG_DATA_LEN (8 + 32)
+#define SET_AUTHORITY_DATA_LEN (8 + 32)
+#define SWEEP_VAULT_DATA_LEN 8
+/* commit_many: discriminator, Borsh Vec length u32, then entries of root || count || nonce. */
+#define COMMIT_MANY_HEADER_LEN (8 + 4)
+#define COMMIT_ENTRY_LEN (32 + 8 + 8)
 
 /* UpgradeableLoaderState::ProgramData (bincode): u32 tag 3, slot u64, Option<Pubkey> upgrade
  * authority (tag byte at 12, key at 13..45), then the ELF. */
@@ -133,6 +148,7 @@ typedef struct {
 } SolSignerSeeds;
 
 extern void sol_log_(const char *message, u64 len);
+extern void sol_log_64_(u64 arg1, u64 arg2, u64 arg3, u64 arg4, u64 arg5);
 extern u64 sol_try_find_program_address(const SolSignerSeed *seeds, u64 seeds_len,
                                         const SolPubkey *program_id, SolPubkey *address,
                                         u8 *bump_seed);
@@ -158,6 +174,15 @@ static const u8 CONFIG_DISCRIMINATOR[8] = {0xee, 0x97, 0x2b, 0x03, 0x0b, 0x97, 0
 static const u8 VAULT_DISCRIMINATOR[8] = {0xc0, 0x70, 0x41, 0x7d, 0x81, 0x97, 0xad, 0xe2};
 static const u8 CONFIG_SEED[12] = {'s', 't', 'a', 'k', 'e', '_', 'c', 'o', 'n', 'f', 'i', 'g'};
 static const u8 VAULT_SEED[5] = {'v', 'a', 'u', 'l', 't'};
+static const u8 COMMIT_MANY_DISCRIMINATOR[8] = {0xc9, 0x24, 0x6c, 0xfd, 0x9b, 0x09, 0xac, 0x8a};
+static const u8 SET_AUTHORITY_DISCRIMINATOR[8] = {0x85, 0xfa, 0x25, 0x15, 0x6e, 0xa3, 0x1a, 0x79};
+static const u8 SET_ANCHOR_CONFIG_DISCRIMINATOR[8] = {0x14, 0x00, 0xc5, 0xeb,
+                                                      0x5f, 0xc6, 0x82, 0x0c};
+static const u8 SWEEP_VAULT_DISCRIMINATOR[8] = {0x89, 0x5c, 0x09, 0x01, 0x8c, 0xed, 0xd6, 0x8c};
+static const u8 ANCHOR_CONFIG_DISCRIMINATOR[8] = {0xb9, 0x1e, 0x3a, 0x35,
+                                                  0x79, 0x9e, 0xd4, 0x8e};
+static const u8 ANCHOR_CONFIG_SEED[13] = {'a', 'n', 'c', 'h', 'o', 'r', '_',
+                                          'c', 'o', 'n', 'f', 'i', 'g'};
 /* BPFLoaderUpgradeab1e11111111111111111111111 */
 static const SolPubkey UPGRADEABLE_LOADER_ID = {
     {0x02, 0xa8, 0xf6, 0x91, 0x4e, 0x88, 0xa1, 0xb0, 0xe2, 0x10, 0x15, 0x3e, 0xf7, 0x63, 0xae, 0x2b,
@@ -173,6 +198,7 @@ static const SolPubkey UPGRADEABLE_LOADER_ID = {
 typedef struct {
   SolAccountInfo accounts[MAX_PARSED_ACCOUNTS];
   u64 account_count;
+  u8 *first_account; /* the serialized accounts, right after the account count */
   const u8 *data;
   u64 data_len;
   const SolPubkey *program_id;
@@ -227,63 +253,66 @@ static int key_equal(const SolPubkey *a, const SolPubkey *b) {
 }
 
 /*
- * Parses the aligned input serialization: u64 account count, then per account either
- * [dup_index, 7 padding] or [0xff, is_signer, is_writable, executable, 4 padding, key(32),
- * owner(32), lamports u64, data_len u64, data, 10240 bytes of growth room, padding to 8,
- * rent_epoch u64], then u64 instruction data length, the data and the program id.
+ * Parses one serialized account at `p` (aligned input serialization): either [dup_index,
+ * 7 padding], then *dup is the index of the account it repeats, or [0xff, is_signer,
+ * is_writable, executable, 4 padding, key(32), owner(32), lamports u64, data_len u64, data,
+ * 10240 bytes of growth room, padding to 8, rent_epoch u64], then *dup is NON_DUP_MARKER and
+ * *info points into the input. Returns the position of the next account.
+ */
+static u8 *parse_account(u8 *p, SolAccountInfo *info, u8 *dup) {
+  *dup = *p;
+  if (*dup != NON_DUP_MARKER) {
+    return p + 8;
+  }
+  info->is_signer = p[1];
+  info->is_writable = p[2];
+  info->executable = p[3];
+  p += 8;
+  info->key = (SolPubkey *)p;
+  p += 32;
+  info->owner = (SolPubkey *)p;
+  p += 32;
+  info->lamports = (u64 *)p;
+  p += sizeof(u64);
+  info->data_len = *(u64 *)p;
+  p += sizeof(u64);
+  info->data = p;
+  p += info->data_len + MAX_PERMITTED_DATA_INCREASE;
+  p = (u8 *)(((u64)p + 7) & ~(u64)7);
+  info->rent_epoch = *(u64 *)p;
+  return p + sizeof(u64);
+}
+
+/* Field-by-field copy (a struct assignment could become a memcpy call, which BPF lacks). */
+static void copy_info(SolAccountInfo *dst, const SolAccountInfo *src) {
+  dst->key = src->key;
+  dst->lamports = src->lamports;
+  dst->data_len = src->data_len;
+  dst->data = src->data;
+  dst->owner = src->owner;
+  dst->rent_epoch = src->rent_epoch;
+  dst->is_signer = src->is_signer;
+  dst->is_writable = src->is_writable;
+  dst->executable = src->executable;
+}
+
+/*
+ * Parses the aligned input serialization: u64 account count, the accounts (parse_account),
+ * then u64 instruction data length, the data and the program id. Only the first
+ * MAX_PARSED_ACCOUNTS accounts are kept; a duplicate copies the account it repeats.
  */
 static void deserialize(u8 *input, Context *ctx) {
   u8 *p = input;
   u64 count = *(u64 *)p;
   p += sizeof(u64);
   ctx->account_count = count;
+  ctx->first_account = p;
   for (u64 i = 0; i < count; i++) {
-    u8 dup = *p;
-    if (dup != NON_DUP_MARKER) {
-      if (i < MAX_PARSED_ACCOUNTS) {
-        SolAccountInfo *src = &ctx->accounts[dup];
-        SolAccountInfo *dst = &ctx->accounts[i];
-        dst->key = src->key;
-        dst->lamports = src->lamports;
-        dst->data_len = src->data_len;
-        dst->data = src->data;
-        dst->owner = src->owner;
-        dst->rent_epoch = src->rent_epoch;
-        dst->is_signer = src->is_signer;
-        dst->is_writable = src->is_writable;
-        dst->executable = src->executable;
-      }
-      p += 8;
-      continue;
-    }
-    u8 is_signer = p[1];
-    u8 is_writable = p[2];
-    u8 executable = p[3];
-    p += 8;
-    SolPubkey *key = (SolPubkey *)p;
-    p += 32;
-    SolPubkey *owner = (SolPubkey *)p;
-    p += 32;
-    u64 *lamports = (u64 *)p;
-    p += sizeof(u64);
-    u64 data_len = *(u64 *)p;
-    p += sizeof(u64);
-    u8 *data = p;
-    p += data_len + MAX_PERMITTED_DATA_INCREASE;
-    p = (u8 *)(((u64)p + 7) & ~(u64)7);
-    u64 rent_epoch = *(u64 *)p;
-    p += sizeof(u64);
+    SolAccountInfo info;
+    u8 dup = NON_DUP_MARKER;
+    p = parse_account(p, &info, &dup);
     if (i < MAX_PARSED_ACCOUNTS) {
-      SolAccountInfo *info = &ctx->accounts[i];
-      info->key = key;
-      info->lamports = lamports;
-      info->data_len = data_len;
-      info->data = data;
-      info->owner = owner;
-      info->rent_epoch = rent_epoch;
-      info->is_signer = is_signer;
-      info->is_writable = is_writable;
-      info->executable = executable;
+      copy_info(&ctx->accounts[i], dup != NON_DUP_MARKER ? &ctx->accounts[dup] : &info);
     }
   }
   ctx->data_len = *(u64 *)p;
@@ -464,8 +493,81 @@ static __attribute__((noinline)) u64 create_pda_account(Context *ctx, const Syst
 }
 
 /*
+ * Checks that `program_data` is this program's loader-v3 ProgramData account (owned by the
+ * upgradeable loader, tag 3, PDA [program id] under the loader; else InvalidAccount) and that
+ * its upgrade authority is present and is `authority` (else Unauthorized).
+ */
+static __attribute__((noinline)) u64 check_upgrade_authority(Context *ctx,
+                                                             const SolAccountInfo *authority,
+                                                             const SolAccountInfo *program_data) {
+  const u8 *state = program_data->data;
+  if (!key_equal(program_data->owner, &UPGRADEABLE_LOADER_ID) ||
+      program_data->data_len < PROGRAM_DATA_METADATA_SIZE || state[0] != PROGRAM_DATA_TAG ||
+      !bytes_zero(state + 1, 3)) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  SolPubkey expected;
+  u8 bump = 0;
+  SolSignerSeed program_seed;
+  program_seed.addr = ctx->program_id->x;
+  program_seed.len = 32;
+  if (sol_try_find_program_address(&program_seed, 1, &UPGRADEABLE_LOADER_ID, &expected, &bump) !=
+          0 ||
+      !key_equal(&expected, program_data->key)) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  if (state[PROGRAM_DATA_OFF_AUTHORITY_TAG] != 1 ||
+      !bytes_equal(state + PROGRAM_DATA_OFF_AUTHORITY, authority->key->x, 32)) {
+    return ERR_UNAUTHORIZED;
+  }
+  return 0;
+}
+
+/*
+ * Reads the anchor configuration at `config` into *anchor_authority: returns 0 with the stored
+ * key when it is initialised (program-owned, 41 bytes, discriminator, PDA ["anchor_config",
+ * stored bump]); 0 with *anchor_authority = NULL when the address is PDA ["anchor_config"] but
+ * holds no configuration yet; InvalidAccount for any other account.
+ */
+static __attribute__((noinline)) u64 read_anchor_config(Context *ctx, const SolAccountInfo *config,
+                                                        const u8 **anchor_authority) {
+  const u8 *account = config->data;
+  SolPubkey expected;
+  *anchor_authority = 0;
+  if (key_equal(config->owner, ctx->program_id)) {
+    if (config->data_len != ANCHOR_CONFIG_SIZE ||
+        !bytes_equal(account, ANCHOR_CONFIG_DISCRIMINATOR, 8)) {
+      return ERR_INVALID_ACCOUNT;
+    }
+    SolSignerSeed seeds[2];
+    seeds[0].addr = ANCHOR_CONFIG_SEED;
+    seeds[0].len = sizeof(ANCHOR_CONFIG_SEED);
+    seeds[1].addr = account + ANCHOR_CONFIG_OFF_BUMP;
+    seeds[1].len = 1;
+    if (sol_create_program_address(seeds, 2, ctx->program_id, &expected) != 0 ||
+        !key_equal(&expected, config->key)) {
+      return ERR_INVALID_ACCOUNT;
+    }
+    *anchor_authority = account + ANCHOR_CONFIG_OFF_AUTHORITY;
+    return 0;
+  }
+  SolSignerSeed seed;
+  seed.addr = ANCHOR_CONFIG_SEED;
+  seed.len = sizeof(ANCHOR_CONFIG_SEED);
+  u8 bump = 0;
+  if (sol_try_find_program_address(&seed, 1, ctx->program_id, &expected, &bump) != 0 ||
+      !key_equal(&expected, config->key)) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  return 0;
+}
+
+/*
  * initialize(owner: Pubkey)
- * Accounts: [authority (signer, writable, payer), commitment PDA (writable), system_program].
+ * Accounts: [authority (signer, writable, payer), commitment PDA (writable), system_program,
+ * anchor_config PDA ["anchor_config"] (needed unless the owner signs)].
+ * The signer must be the owner, or the anchor authority of the anchor configuration (anyone
+ * while the deployment has no configuration yet).
  */
 static __attribute__((noinline)) u64 process_initialize(Context *ctx) {
   if (ctx->data_len != INITIALIZE_DATA_LEN) {
@@ -501,6 +603,19 @@ static __attribute__((noinline)) u64 process_initialize(Context *ctx) {
   if (!key_equal(&expected, commitment->key) || !commitment->is_writable) {
     return ERR_INVALID_ACCOUNT;
   }
+  if (!bytes_equal(authority->key->x, owner, 32)) {
+    if (ctx->account_count < 4) {
+      return ERR_NOT_ENOUGH_ACCOUNTS;
+    }
+    const u8 *anchor_authority = 0;
+    u64 rc = read_anchor_config(ctx, &ctx->accounts[3], &anchor_authority);
+    if (rc != 0) {
+      return rc;
+    }
+    if (anchor_authority != 0 && !bytes_equal(authority->key->x, anchor_authority, 32)) {
+      return ERR_UNAUTHORIZED;
+    }
+  }
   if (key_equal(commitment->owner, ctx->program_id)) {
     return ERR_ALREADY_INITIALIZED;
   }
@@ -530,20 +645,18 @@ static __attribute__((noinline)) u64 process_initialize(Context *ctx) {
 }
 
 /*
- * commit(root: [u8; 32], memory_count: u64, expected_nonce: u64)
- * Accounts: [authority (signer), commitment PDA (writable)].
+ * Applies one commit entry (root [32] || memory_count u64 LE || expected_nonce u64 LE) to
+ * `commitment`, signed by `authority`. Checks, in order: the account is program-owned, 121
+ * bytes, with the discriminator, writable, and the PDA of its stored owner and bump
+ * (InvalidAccount); the authority signed and is the stored authority (Unauthorized);
+ * memory_count >= stored count (CountDecreased), and at an equal count the root is the stored
+ * one (RootMismatch); expected_nonce == stored nonce (NonceMismatch); nonce < u64::MAX
+ * (NonceOverflow). Then stores root and count and advances the nonce.
  */
-static __attribute__((noinline)) u64 process_commit(Context *ctx) {
-  if (ctx->data_len != COMMIT_DATA_LEN) {
-    return ERR_INVALID_INSTRUCTION;
-  }
-  if (ctx->account_count < 2) {
-    return ERR_NOT_ENOUGH_ACCOUNTS;
-  }
-  SolAccountInfo *authority = &ctx->accounts[0];
-  SolAccountInfo *commitment = &ctx->accounts[1];
+static __attribute__((noinline)) u64 apply_commit(Context *ctx, const SolAccountInfo *authority,
+                                                  const SolAccountInfo *commitment,
+                                                  const u8 *entry) {
   u8 *account = commitment->data;
-
   if (!key_equal(commitment->owner, ctx->program_id) || commitment->data_len != COMMITMENT_SIZE ||
       !bytes_equal(account + OFF_DISCRIMINATOR, ACCOUNT_DISCRIMINATOR, 8) ||
       !commitment->is_writable) {
@@ -567,11 +680,15 @@ static __attribute__((noinline)) u64 process_commit(Context *ctx) {
     return ERR_UNAUTHORIZED;
   }
 
-  const u8 *root = ctx->data + 8;
-  u64 memory_count = read_u64_le(ctx->data + 40);
-  u64 expected_nonce = read_u64_le(ctx->data + 48);
-  if (memory_count < read_u64_le(account + OFF_MEMORY_COUNT)) {
+  const u8 *root = entry;
+  u64 memory_count = read_u64_le(entry + 32);
+  u64 expected_nonce = read_u64_le(entry + 40);
+  u64 stored_count = read_u64_le(account + OFF_MEMORY_COUNT);
+  if (memory_count < stored_count) {
     return ERR_COUNT_DECREASED;
+  }
+  if (memory_count == stored_count && !bytes_equal(root, account + OFF_ROOT, 32)) {
+    return ERR_ROOT_MISMATCH;
   }
   u64 nonce = read_u64_le(account + OFF_NONCE);
   if (expected_nonce != nonce) {
@@ -584,6 +701,101 @@ static __attribute__((noinline)) u64 process_commit(Context *ctx) {
   bytes_copy(account + OFF_ROOT, root, 32);
   write_u64_le(account + OFF_MEMORY_COUNT, memory_count);
   write_u64_le(account + OFF_NONCE, nonce + 1);
+  return 0;
+}
+
+/*
+ * commit(root: [u8; 32], memory_count: u64, expected_nonce: u64)
+ * Accounts: [authority (signer), commitment PDA (writable)].
+ */
+static __attribute__((noinline)) u64 process_commit(Context *ctx) {
+  if (ctx->data_len != COMMIT_DATA_LEN) {
+    return ERR_INVALID_INSTRUCTION;
+  }
+  if (ctx->account_count < 2) {
+    return ERR_NOT_ENOUGH_ACCOUNTS;
+  }
+  return apply_commit(ctx, &ctx->accounts[0], &ctx->accounts[1], ctx->data + 8);
+}
+
+/*
+ * commit_many(entries: Vec<CommitEntry { root: [u8; 32], memory_count: u64, expected_nonce:
+ * u64 }>)
+ * Accounts: [authority (signer), then one commitment PDA (writable) per entry, in entry order].
+ * Every entry passes apply_commit's checks or the whole instruction fails; the refused entry is
+ * logged as "commit_many: entry refused" followed by sol_log_64_(index, code, 0, 0, 0). An
+ * account listed twice (a duplicate account meta) is InvalidAccount.
+ */
+static __attribute__((noinline)) u64 process_commit_many(Context *ctx) {
+  if (ctx->data_len < COMMIT_MANY_HEADER_LEN) {
+    return ERR_INVALID_INSTRUCTION;
+  }
+  const u8 *data = ctx->data;
+  u64 count = (u64)data[8] | ((u64)data[9] << 8) | ((u64)data[10] << 16) | ((u64)data[11] << 24);
+  if (count == 0 || count > (ctx->data_len - COMMIT_MANY_HEADER_LEN) / COMMIT_ENTRY_LEN ||
+      ctx->data_len != COMMIT_MANY_HEADER_LEN + count * COMMIT_ENTRY_LEN) {
+    return ERR_INVALID_INSTRUCTION;
+  }
+  if (ctx->account_count < count + 1) {
+    return ERR_NOT_ENOUGH_ACCOUNTS;
+  }
+  SolAccountInfo commitment;
+  u8 dup = NON_DUP_MARKER;
+  u8 *p = parse_account(ctx->first_account, &commitment, &dup);
+  for (u64 i = 0; i < count; i++) {
+    p = parse_account(p, &commitment, &dup);
+    u64 rc = dup != NON_DUP_MARKER ? ERR_INVALID_ACCOUNT
+                                   : apply_commit(ctx, &ctx->accounts[0], &commitment,
+                                                  data + COMMIT_MANY_HEADER_LEN +
+                                                      i * COMMIT_ENTRY_LEN);
+    if (rc != 0) {
+      LOG("commit_many: entry refused");
+      sol_log_64_(i, rc, 0, 0, 0);
+      return rc;
+    }
+  }
+  return 0;
+}
+
+/*
+ * set_authority(new_authority: Pubkey)
+ * Accounts: [signer, commitment PDA (writable)].
+ * Replaces the stored authority of a commitment. The signer must be the stored authority or
+ * the stored owner (Unauthorized); the account must pass commit's account checks
+ * (InvalidAccount). Root, count and nonce are unchanged.
+ */
+static __attribute__((noinline)) u64 process_set_authority(Context *ctx) {
+  if (ctx->data_len != SET_AUTHORITY_DATA_LEN) {
+    return ERR_INVALID_INSTRUCTION;
+  }
+  if (ctx->account_count < 2) {
+    return ERR_NOT_ENOUGH_ACCOUNTS;
+  }
+  SolAccountInfo *signer = &ctx->accounts[0];
+  SolAccountInfo *commitment = &ctx->accounts[1];
+  u8 *account = commitment->data;
+  if (!key_equal(commitment->owner, ctx->program_id) || commitment->data_len != COMMITMENT_SIZE ||
+      !bytes_equal(account + OFF_DISCRIMINATOR, ACCOUNT_DISCRIMINATOR, 8) ||
+      !commitment->is_writable) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  SolPubkey expected;
+  SolSignerSeed seeds[3];
+  seeds[0].addr = SEED_PREFIX;
+  seeds[0].len = sizeof(SEED_PREFIX);
+  seeds[1].addr = account + OFF_OWNER;
+  seeds[1].len = 32;
+  seeds[2].addr = account + OFF_BUMP;
+  seeds[2].len = 1;
+  if (sol_create_program_address(seeds, 3, ctx->program_id, &expected) != 0 ||
+      !key_equal(&expected, commitment->key)) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  if (!signer->is_signer || (!bytes_equal(signer->key->x, account + OFF_AUTHORITY, 32) &&
+                             !bytes_equal(signer->key->x, account + OFF_OWNER, 32))) {
+    return ERR_UNAUTHORIZED;
+  }
+  bytes_copy(account + OFF_AUTHORITY, ctx->data + 8, 32);
   return 0;
 }
 
@@ -623,27 +835,13 @@ static __attribute__((noinline)) u64 process_initialize_stake_config(Context *ct
     return ERR_INVALID_ACCOUNT;
   }
 
-  const u8 *state = program_data->data;
-  if (!key_equal(program_data->owner, &UPGRADEABLE_LOADER_ID) ||
-      program_data->data_len < PROGRAM_DATA_METADATA_SIZE || state[0] != PROGRAM_DATA_TAG ||
-      !bytes_zero(state + 1, 3)) {
-    return ERR_INVALID_ACCOUNT;
-  }
-  SolPubkey expected;
-  u8 bump = 0;
-  SolSignerSeed program_seed;
-  program_seed.addr = ctx->program_id->x;
-  program_seed.len = 32;
-  if (sol_try_find_program_address(&program_seed, 1, &UPGRADEABLE_LOADER_ID, &expected, &bump) !=
-          0 ||
-      !key_equal(&expected, program_data->key)) {
-    return ERR_INVALID_ACCOUNT;
-  }
-  if (state[PROGRAM_DATA_OFF_AUTHORITY_TAG] != 1 ||
-      !bytes_equal(state + PROGRAM_DATA_OFF_AUTHORITY, authority->key->x, 32)) {
-    return ERR_UNAUTHORIZED;
+  u64 rc = check_upgrade_authority(ctx, authority, program_data);
+  if (rc != 0) {
+    return rc;
   }
 
+  SolPubkey expected;
+  u8 bump = 0;
   u64 lock_period = read_u64_le(ctx->data + 8);
   if (lock_period == 0 || lock_period > MAX_LOCK_PERIOD) {
     return ERR_INVALID_LOCK_PERIOD;
@@ -668,7 +866,7 @@ static __attribute__((noinline)) u64 process_initialize_stake_config(Context *ct
   SystemCall call;
   call.seeds = &signer;
   call.system_index = 3;
-  u64 rc = create_pda_account(ctx, &call, CONFIG_SIZE);
+  rc = create_pda_account(ctx, &call, CONFIG_SIZE);
   if (rc != 0) {
     return rc;
   }
@@ -923,6 +1121,130 @@ static __attribute__((noinline)) u64 process_unstake(Context *ctx) {
   return 0;
 }
 
+/*
+ * set_anchor_config(anchor_authority: Pubkey)
+ * Accounts: [authority (signer, writable, payer), anchor_config PDA ["anchor_config"]
+ * (writable), program_data (the loader-v3 ProgramData of this program), system_program].
+ * Only the upgrade authority recorded in ProgramData may call it. Creates the configuration
+ * (rent-exempt, paid by the signer) or replaces the anchor authority it names.
+ */
+static __attribute__((noinline)) u64 process_set_anchor_config(Context *ctx) {
+  if (ctx->data_len != SET_ANCHOR_CONFIG_DATA_LEN) {
+    return ERR_INVALID_INSTRUCTION;
+  }
+  if (ctx->account_count < 4) {
+    return ERR_NOT_ENOUGH_ACCOUNTS;
+  }
+  SolAccountInfo *authority = &ctx->accounts[0];
+  SolAccountInfo *config = &ctx->accounts[1];
+  SolAccountInfo *system_program = &ctx->accounts[3];
+  if (!authority->is_signer) {
+    return ERR_UNAUTHORIZED;
+  }
+  if (!authority->is_writable || !config->is_writable ||
+      !bytes_zero(system_program->key->x, 32)) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  u64 rc = check_upgrade_authority(ctx, authority, &ctx->accounts[2]);
+  if (rc != 0) {
+    return rc;
+  }
+  const u8 *stored = 0;
+  rc = read_anchor_config(ctx, config, &stored);
+  if (rc != 0) {
+    return rc;
+  }
+  u8 *account = config->data;
+  if (stored == 0) {
+    SolPubkey expected;
+    u8 bump = 0;
+    SolSignerSeed seeds[2];
+    seeds[0].addr = ANCHOR_CONFIG_SEED;
+    seeds[0].len = sizeof(ANCHOR_CONFIG_SEED);
+    seeds[1].addr = &bump;
+    seeds[1].len = 1;
+    sol_try_find_program_address(seeds, 1, ctx->program_id, &expected, &bump);
+    SolSignerSeeds signer;
+    signer.addr = seeds;
+    signer.len = 2;
+    SystemCall call;
+    call.seeds = &signer;
+    call.system_index = 3;
+    rc = create_pda_account(ctx, &call, ANCHOR_CONFIG_SIZE);
+    if (rc != 0) {
+      return rc;
+    }
+    bytes_copy(account, ANCHOR_CONFIG_DISCRIMINATOR, 8);
+    account[ANCHOR_CONFIG_OFF_BUMP] = bump;
+  }
+  bytes_copy(account + ANCHOR_CONFIG_OFF_AUTHORITY, ctx->data + 8, 32);
+  return 0;
+}
+
+/*
+ * sweep_vault()
+ * Accounts: [owner (signer, writable), vault PDA ["vault", owner] (writable)].
+ * A vault without lots is closed: all its lamports go to the owner, its data is emptied and it
+ * is handed back to the system program (a later stake creates it again). A vault with lots
+ * keeps its rent-exempt minimum plus the sum of its lots and pays the owner every lamport
+ * above that (sent to the address outside stake); with none above, NothingToSweep.
+ */
+static __attribute__((noinline)) u64 process_sweep_vault(Context *ctx) {
+  if (ctx->data_len != SWEEP_VAULT_DATA_LEN) {
+    return ERR_INVALID_INSTRUCTION;
+  }
+  if (ctx->account_count < 2) {
+    return ERR_NOT_ENOUGH_ACCOUNTS;
+  }
+  SolAccountInfo *owner = &ctx->accounts[0];
+  SolAccountInfo *vault = &ctx->accounts[1];
+  if (!owner->is_signer) {
+    return ERR_UNAUTHORIZED;
+  }
+  if (!owner->is_writable || !vault->is_writable) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  u64 rc = check_vault(ctx, vault, owner);
+  if (rc != 0) {
+    return rc;
+  }
+  u8 *account = vault->data;
+  u64 count = account[VAULT_OFF_LOT_COUNT];
+  u64 payout = *vault->lamports;
+  if (count != 0) {
+    u64 keep = 0;
+    rc = rent_minimum_balance(VAULT_SIZE, &keep);
+    if (rc != 0) {
+      return rc;
+    }
+    const u64 *lots = (const u64 *)(account + VAULT_OFF_LOTS);
+    for (u64 i = 0; i < count; i++) {
+      if (lots[2 * i] > U64_MAX - keep) {
+        return ERR_ARITHMETIC_OVERFLOW;
+      }
+      keep += lots[2 * i];
+    }
+    if (payout <= keep) {
+      return ERR_NOTHING_TO_SWEEP;
+    }
+    payout -= keep;
+  } else {
+    for (u64 i = 0; i < VAULT_SIZE; i++) {
+      account[i] = 0;
+    }
+    *(u64 *)(account - sizeof(u64)) = 0; /* the serialized data_len: the runtime shrinks it */
+    for (u64 i = 0; i < 32; i++) {
+      vault->owner->x[i] = 0; /* assigned back to the system program */
+    }
+  }
+  if (*owner->lamports > U64_MAX - payout) {
+    return ERR_ARITHMETIC_OVERFLOW;
+  }
+  *vault->lamports -= payout;
+  *owner->lamports += payout;
+  return 0;
+}
+
 u64 entrypoint(u8 *input) {
   Context ctx;
   deserialize(input, &ctx);
@@ -948,6 +1270,22 @@ u64 entrypoint(u8 *input) {
   if (bytes_equal(ctx.data, UNSTAKE_DISCRIMINATOR, 8)) {
     LOG("Instruction: Unstake");
     return process_unstake(&ctx);
+  }
+  if (bytes_equal(ctx.data, COMMIT_MANY_DISCRIMINATOR, 8)) {
+    LOG("Instruction: CommitMany");
+    return process_commit_many(&ctx);
+  }
+  if (bytes_equal(ctx.data, SET_AUTHORITY_DISCRIMINATOR, 8)) {
+    LOG("Instruction: SetAuthority");
+    return process_set_authority(&ctx);
+  }
+  if (bytes_equal(ctx.data, SET_ANCHOR_CONFIG_DISCRIMINATOR, 8)) {
+    LOG("Instruction: SetAnchorConfig");
+    return process_set_anchor_config(&ctx);
+  }
+  if (bytes_equal(ctx.data, SWEEP_VAULT_DISCRIMINATOR, 8)) {
+    LOG("Instruction: SweepVault");
+    return process_sweep_vault(&ctx);
   }
   return ERR_INVALID_INSTRUCTION;
 }

@@ -7,24 +7,46 @@
  * @module
  */
 
+export {
+  ANCHOR_CONFIG_ACCOUNT_DISCRIMINATOR,
+  ANCHOR_CONFIG_ACCOUNT_SIZE,
+  ANCHOR_CONFIG_SEED,
+  type AnchorConfigAccount,
+  createSetAnchorConfigInstruction,
+  createSetAuthorityInstruction,
+  createSweepVaultInstruction,
+  decodeAnchorConfig,
+  findAnchorConfigAddress,
+  SET_ANCHOR_CONFIG_DISCRIMINATOR,
+  SET_AUTHORITY_DISCRIMINATOR,
+  type SetAnchorConfigArgs,
+  type SetAuthorityArgs,
+  SWEEP_VAULT_DISCRIMINATOR,
+  type SweepVaultArgs,
+} from "./admin.js";
 export { commitmentIdl, idlFor } from "./idl.js";
 export {
   COMMIT_DISCRIMINATOR,
+  COMMIT_ENTRY_SIZE,
+  COMMIT_MANY_DISCRIMINATOR,
   COMMITMENT_ACCOUNT_DISCRIMINATOR,
   COMMITMENT_ACCOUNT_SIZE,
   COMMITMENT_LAYOUT,
   COMMITMENT_SEED,
+  type CommitEntry,
   type CommitInstructionArgs,
   type CommitmentAccount,
   CommitmentErrorCode,
   type CommitmentErrorName,
   createCommitInstruction,
+  createCommitManyInstruction,
   createInitializeInstruction,
   decodeCommitment,
   findCommitmentAddress,
   INITIALIZE_DISCRIMINATOR,
   type InitializeInstructionArgs,
   InvalidCommitmentDataError,
+  refusedCommitEntry,
 } from "./layout.js";
 export { BPF_UPGRADEABLE_LOADER_ID, LOCAL_PROGRAM_ID, programSoPath } from "./program.js";
 export {

@@ -11,6 +11,7 @@ import {
   anchorDiscriminator,
   findCommitmentAddress as commitmentAddressOf,
 } from "@verifiable-memory/commitment-account";
+import { findAnchorConfigAddress } from "./admin.js";
 
 export {
   COMMITMENT_ACCOUNT_DISCRIMINATOR,
@@ -26,6 +27,11 @@ export {
 export const INITIALIZE_DISCRIMINATOR: readonly number[] = anchorDiscriminator("global:initialize");
 /** sha256("global:commit")[..8]. */
 export const COMMIT_DISCRIMINATOR: readonly number[] = anchorDiscriminator("global:commit");
+/** sha256("global:commit_many")[..8]. */
+export const COMMIT_MANY_DISCRIMINATOR: readonly number[] =
+  anchorDiscriminator("global:commit_many");
+/** Bytes of one commit_many entry: root (32) ‖ memory_count u64 LE ‖ expected_nonce u64 LE. */
+export const COMMIT_ENTRY_SIZE = 48;
 
 /** Custom program error codes (`InstructionError(i, Custom(code))`), as in the IDL. */
 export const CommitmentErrorCode = Object.freeze({
@@ -61,6 +67,10 @@ export const CommitmentErrorCode = Object.freeze({
   InvalidLockPeriod: 6014,
   /** stake before initialize_stake_config. */
   StakeNotConfigured: 6015,
+  /** commit at the stored memory_count with a different root. */
+  RootMismatch: 6016,
+  /** sweep_vault on a vault holding lots and nothing above rent + lots. */
+  NothingToSweep: 6017,
 } as const);
 
 /** Name of a commitment program error. */
@@ -91,7 +101,10 @@ export function findCommitmentAddress(owner: PublicKey, programId: PublicKey): [
 /** Arguments of {@link createInitializeInstruction}. */
 export interface InitializeInstructionArgs {
   readonly programId: PublicKey;
-  /** Signer, payer and future authority of the commitment. */
+  /**
+   * Signer, payer and future authority of the commitment: the owner, or the anchor authority of
+   * the deployment's anchor configuration.
+   */
   readonly authority: PublicKey;
   readonly owner: PublicKey;
   /** The owner's commitment PDA when the caller has it memoized (else derived here). */
@@ -100,8 +113,9 @@ export interface InitializeInstructionArgs {
 
 /**
  * Builds `initialize(owner)`: accounts [authority (signer, writable), commitment PDA
- * (writable), system program], data = discriminator || owner. Same bytes as Anchor's
- * `program.methods.initialize(owner).accounts({ authority }).instruction()`.
+ * (writable), system program, anchor config PDA ["anchor_config"]], data = discriminator ||
+ * owner. Same bytes as Anchor's `program.methods.initialize(owner).accounts({ authority })
+ * .instruction()`.
  */
 export function createInitializeInstruction(
   args: InitializeInstructionArgs,
@@ -113,6 +127,7 @@ export function createInitializeInstruction(
       { pubkey: args.authority, isSigner: true, isWritable: true },
       { pubkey: commitment, isSigner: false, isWritable: true },
       { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+      { pubkey: findAnchorConfigAddress(args.programId)[0], isSigner: false, isWritable: false },
     ],
     data: Buffer.concat([Buffer.from(INITIALIZE_DISCRIMINATOR), args.owner.toBuffer()]),
   });
@@ -158,4 +173,73 @@ export function createCommitInstruction(args: CommitInstructionArgs): Transactio
       u64le(args.expectedNonce, "expectedNonce"),
     ]),
   });
+}
+
+/** One entry of {@link createCommitManyInstruction}. */
+export interface CommitEntry {
+  /** The owner's commitment PDA. */
+  readonly commitment: PublicKey;
+  /** 32-byte Merkle root. */
+  readonly root: Uint8Array;
+  /** u64, ≥ the stored count (and with the stored root when equal to it). */
+  readonly memoryCount: bigint;
+  /** u64, must equal the stored nonce. */
+  readonly expectedNonce: bigint;
+}
+
+/**
+ * Builds `commit_many(entries)`: accounts [authority (signer), then each entry's commitment PDA
+ * (writable) in entry order], data = discriminator || u32 LE entry count || per entry root ||
+ * memoryCount u64 LE || expectedNonce u64 LE (Borsh `Vec<CommitEntry>`).
+ * @throws RangeError for no entries, a root that is not 32 bytes or a count that is not a u64.
+ */
+export function createCommitManyInstruction(args: {
+  readonly programId: PublicKey;
+  readonly authority: PublicKey;
+  readonly entries: readonly CommitEntry[];
+}): TransactionInstruction {
+  if (args.entries.length === 0) {
+    throw new RangeError("commit_many needs at least one entry");
+  }
+  const count = Buffer.alloc(4);
+  count.writeUInt32LE(args.entries.length);
+  const parts: Buffer[] = [Buffer.from(COMMIT_MANY_DISCRIMINATOR), count];
+  for (const entry of args.entries) {
+    if (!(entry.root instanceof Uint8Array) || entry.root.length !== 32) {
+      throw new RangeError(`root must be 32 bytes, got ${entry.root?.length}`);
+    }
+    parts.push(
+      Buffer.from(entry.root),
+      u64le(entry.memoryCount, "memoryCount"),
+      u64le(entry.expectedNonce, "expectedNonce"),
+    );
+  }
+  return new TransactionInstruction({
+    programId: args.programId,
+    keys: [
+      { pubkey: args.authority, isSigner: true, isWritable: false },
+      ...args.entries.map((entry) => ({
+        pubkey: entry.commitment,
+        isSigner: false,
+        isWritable: true,
+      })),
+    ],
+    data: Buffer.concat(parts),
+  });
+}
+
+/**
+ * The refused entry of a failed `commit_many`, from its logs: the program logs
+ * "commit_many: entry refused" and then `sol_log_64_(index, code, 0, 0, 0)`.
+ * @returns `{ index, code }`, or null when the logs name no refused entry.
+ */
+export function refusedCommitEntry(
+  logs: readonly string[],
+): { readonly index: number; readonly code: number } | null {
+  const at = logs.findIndex((line) => line.endsWith("commit_many: entry refused"));
+  const match =
+    at >= 0 ? /Program log: 0x([0-9a-f]+), 0x([0-9a-f]+),/.exec(logs[at + 1] ?? "") : null;
+  return match
+    ? { index: Number.parseInt(match[1] ?? "", 16), code: Number.parseInt(match[2] ?? "", 16) }
+    : null;
 }

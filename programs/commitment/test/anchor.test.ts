@@ -13,7 +13,9 @@ import { Connection, Keypair, PublicKey } from "@solana/web3.js";
 import { FailedTransactionMetadata } from "litesvm";
 import { beforeAll, describe, expect, test } from "vitest";
 import {
+  ANCHOR_CONFIG_ACCOUNT_DISCRIMINATOR,
   COMMIT_DISCRIMINATOR,
+  COMMIT_MANY_DISCRIMINATOR,
   COMMITMENT_ACCOUNT_DISCRIMINATOR,
   COMMITMENT_ACCOUNT_SIZE,
   CommitmentErrorCode,
@@ -33,11 +35,14 @@ import {
   idlFor,
   LOCAL_PROGRAM_ID,
   MAX_STAKE_LOTS,
+  SET_ANCHOR_CONFIG_DISCRIMINATOR,
+  SET_AUTHORITY_DISCRIMINATOR,
   STAKE_CONFIG_ACCOUNT_DISCRIMINATOR,
   STAKE_CONFIG_ACCOUNT_SIZE,
   STAKE_DISCRIMINATOR,
   STAKE_VAULT_ACCOUNT_DISCRIMINATOR,
   STAKE_VAULT_ACCOUNT_SIZE,
+  SWEEP_VAULT_DISCRIMINATOR,
   UNSTAKE_DISCRIMINATOR,
 } from "../src/index.js";
 import {
@@ -74,8 +79,18 @@ describe("IDL constants", () => {
       initialize_stake_config: sha256Prefix("global:initialize_stake_config"),
       stake: sha256Prefix("global:stake"),
       unstake: sha256Prefix("global:unstake"),
+      commit_many: sha256Prefix("global:commit_many"),
+      set_anchor_config: sha256Prefix("global:set_anchor_config"),
+      set_authority: sha256Prefix("global:set_authority"),
+      sweep_vault: sha256Prefix("global:sweep_vault"),
     });
+    expect([...COMMIT_MANY_DISCRIMINATOR]).toEqual(sha256Prefix("global:commit_many"));
+    expect([...SET_ANCHOR_CONFIG_DISCRIMINATOR]).toEqual(sha256Prefix("global:set_anchor_config"));
+    expect([...SET_AUTHORITY_DISCRIMINATOR]).toEqual(sha256Prefix("global:set_authority"));
+    expect([...SWEEP_VAULT_DISCRIMINATOR]).toEqual(sha256Prefix("global:sweep_vault"));
+    expect([...ANCHOR_CONFIG_ACCOUNT_DISCRIMINATOR]).toEqual(sha256Prefix("account:AnchorConfig"));
     expect(commitmentIdl.accounts).toEqual([
+      { name: "AnchorConfig", discriminator: sha256Prefix("account:AnchorConfig") },
       { name: "Commitment", discriminator: sha256Prefix("account:Commitment") },
       { name: "StakeConfig", discriminator: sha256Prefix("account:StakeConfig") },
       { name: "StakeVault", discriminator: sha256Prefix("account:StakeVault") },
@@ -230,7 +245,7 @@ describe("Anchor client on the deployed program", () => {
       ]),
     );
     const stale = await methods
-      .commit(new Array(32).fill(1), new BN(0), new BN(5))
+      .commit(new Array(32).fill(0), new BN(0), new BN(5))
       .accounts({ authority: authority.publicKey, commitment })
       .instruction();
     const result = send(h.svm, authority, [stale]);

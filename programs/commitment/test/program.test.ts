@@ -251,7 +251,7 @@ describe("initialize", () => {
 });
 
 describe("commit", () => {
-  test("stores root and count and advances the nonce; an equal count is allowed", () => {
+  test("stores root and count and advances the nonce; an equal count with the same root is allowed", () => {
     const { owner, commitment } = initializeCommitment(h, authority);
     const root1 = randomBytes(32);
     assertSuccess(send(h.svm, authority, [commitIx(owner, root1, 5n, 0n)]));
@@ -260,10 +260,9 @@ describe("commit", () => {
     expect(state.memoryCount).toBe(5n);
     expect(state.nonce).toBe(1n);
 
-    const root2 = randomBytes(32);
-    assertSuccess(send(h.svm, authority, [commitIx(owner, root2, 5n, 1n)]));
+    assertSuccess(send(h.svm, authority, [commitIx(owner, root1, 5n, 1n)]));
     state = decodeCommitment(h.svm.getAccount(commitment)?.data ?? new Uint8Array());
-    expect(Buffer.from(state.root).equals(root2)).toBe(true);
+    expect(Buffer.from(state.root).equals(root1)).toBe(true);
     expect(state.memoryCount).toBe(5n);
     expect(state.nonce).toBe(2n);
     expect(state.authority).toBe(authority.publicKey.toBase58());
@@ -423,7 +422,9 @@ describe("commit", () => {
         }),
       ]),
     );
-    expect(init.computeUnitsConsumed()).toBeLessThan(10_000n);
+    // Without an anchor configuration (this harness sets none) initialize also searches the
+    // configuration's address; hardening.test.ts bounds the configured path.
+    expect(init.computeUnitsConsumed()).toBeLessThan(20_000n);
     expect(commit.computeUnitsConsumed()).toBeLessThan(6_000n);
   });
 });
