@@ -1,0 +1,90 @@
+/**
+ * The cross-check of docs/protocol.md §13.2 "Signed notes" against Go's golang.org/x/mod/sumdb/note
+ * and sumdb/tlog (Debian's golang-go and golang-golang-x-mod-dev). `.ci/run` installs both and sets
+ * REQUIRE_GO_INTEROP=1, so there a missing toolchain fails instead of skipping.
+ */
+import { sha256 } from "@noble/hashes/sha2.js";
+import { CompactRange, hashLeaf, MemoryNodeStore } from "@verifiable-memory/merkle-log";
+import { describe, expect, it } from "vitest";
+import { goAvailable, runGo } from "../interop/interop.js";
+import {
+  encodeBase64,
+  formatCheckpoint,
+  NoteError,
+  openNote,
+  parseVerifierKey,
+  signerFromSeed,
+  signNote,
+  userLogOrigin,
+} from "../src/index.js";
+
+const EXAMPLE_VKEY = "example.com/foo+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k";
+const EXAMPLE_NOTE =
+  "This is an example message.\n\n— example.com/foo Uw2QOkn8srV1yJGh2VYRlL1Tnagv1YEq6TfXppzi2ONncAlTgK7Ztg1ERYNZXsYjOBH3mFXmRKuwHjG1Yu72IneyaQM=\n";
+
+const haveGo = goAvailable();
+if (!haveGo && process.env.REQUIRE_GO_INTEROP === "1") {
+  throw new Error("REQUIRE_GO_INTEROP=1 but go or golang.org/x/mod (GOPATH) is missing");
+}
+
+describe.skipIf(!haveGo)("signed notes and trees against Go's sumdb/note and sumdb/tlog", () => {
+  const signer = signerFromSeed("localhost:8787/tlog", sha256(Uint8Array.of(7)));
+  const leaves = Array.from({ length: 70 }, (_, i) => new TextEncoder().encode(`entry ${i}\n`));
+  const range = CompactRange.empty();
+  const store = new MemoryNodeStore();
+  const roots: string[] = [];
+  for (const leaf of leaves) {
+    store.put(range.append(hashLeaf(leaf)));
+    roots.push(encodeBase64(range.root()));
+  }
+  const texts = [
+    formatCheckpoint({
+      origin: userLogOrigin(signer.name, "7NjQ1jm2CXG9Rkp6dRbUuGj9CNh5yNmp7NQKtdyHMh9f"),
+      size: 70,
+      rootHash: range.root(),
+      extensions: [],
+    }),
+    "a\n\nb with blank line\n",
+    "ünïcödé \u2014 text\n",
+  ];
+  const ours = texts.map((t) => signNote(t, [signer]));
+  const tampered = [
+    ours[0]?.replace("\n70\n", "\n71\n") as string,
+    ours[1]?.replace("\n\n", "\n") as string,
+    `${ours[2]}x`,
+  ];
+  const go = runGo({
+    skey: signer.skey,
+    vkeys: [signer.vkey, EXAMPLE_VKEY],
+    texts,
+    notes: [...ours, EXAMPLE_NOTE, ...tampered],
+    leaves: leaves.map(encodeBase64),
+    tiles: [],
+  });
+
+  it("derives the same verifier key from the signer key", () => {
+    expect(go.vkey).toBe(signer.vkey);
+  });
+
+  it("signs every text to the same bytes", () => {
+    expect(go.signed).toEqual(ours);
+  });
+
+  it("opens the same notes with the same text and refuses the same tampered ones", () => {
+    const verifiers = [signer, parseVerifierKey(EXAMPLE_VKEY)];
+    const mine = [...ours, EXAMPLE_NOTE, ...tampered].map((n) => {
+      try {
+        return { ok: true, text: openNote(n, verifiers).text };
+      } catch (error) {
+        expect(error).toBeInstanceOf(NoteError);
+        return { ok: false, text: "" };
+      }
+    });
+    expect(go.opened?.map(({ ok, text }) => ({ ok, text }))).toEqual(mine);
+    expect(mine.map((m) => m.ok)).toEqual([true, true, true, true, false, false, false]);
+  });
+
+  it("computes the same RFC 6962 root at every size", () => {
+    expect(go.roots).toEqual(roots);
+  });
+});
