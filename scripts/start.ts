@@ -3,10 +3,11 @@
  * 0. Builds the apps (scripts/lib/build.ts) when a bundle is missing or stale, and says so; the apps
  *    then run as plain `node` on their bundles (`apps/<app>/dist/main.js`,
  *    `scripts/dist/postgres-host.js`). This launcher itself runs through tsx.
- * 1. First run: writes `.env` with fresh secrets and a local authority keypair (and says so).
- *    `ENV_FILE` names another settings file (default `<root>/.env`); relative DATA_DIR and
- *    AUTHORITY_KEYPAIR_PATH resolve against that file's directory. Variables already set in the
- *    environment override the file.
+ * 1. First run: writes `.env` with fresh secrets and a local authority keypair (and says so); a
+ *    settings file without LOG_SIGNING_KEY_PATH gets a log key and LOG_ORIGIN pinned (new or
+ *    upgraded). `ENV_FILE` names another settings file (default `<root>/.env`); relative DATA_DIR,
+ *    AUTHORITY_KEYPAIR_PATH and LOG_SIGNING_KEY_PATH resolve against that file's directory.
+ *    Variables already set in the environment override the file.
  * 2. DATABASE_URL unset → the embedded PostgreSQL in DATA_DIR, shared by the apps, hosted by
  *    ./lib/postgres-host.ts in a process group of its own so that Ctrl-C reaches it only through
  *    this launcher, after the apps have drained.
@@ -27,7 +28,7 @@ import { handleShutdownSignals } from "@verifiable-memory/db-schema";
 import { requestAirdrop } from "@verifiable-memory/local-chain";
 import bs58 from "bs58";
 import { bundlePath, ensureBuilt, targetNamed } from "./lib/build.js";
-import { ensureLocalEnv } from "./lib/first-run.js";
+import { ensureLocalEnv, ensureLogKey } from "./lib/first-run.js";
 import type { PostgresHostMessage } from "./lib/postgres-host.js";
 import { type AppProcess, startApp, stopApp, waitHealthy } from "./lib/processes.js";
 
@@ -37,7 +38,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const envFile = resolve(root, process.env.ENV_FILE || ".env");
 const base = dirname(envFile);
 
-for (const line of await ensureLocalEnv(envFile, process.env)) {
+for (const line of [
+  ...(await ensureLocalEnv(envFile, process.env)),
+  ...(await ensureLogKey(envFile, process.env)),
+]) {
   console.log(`[start] ${line}`);
 }
 const env: NodeJS.ProcessEnv = {
@@ -46,8 +50,11 @@ const env: NodeJS.ProcessEnv = {
 };
 const dataDir = resolve(base, env.DATA_DIR ?? "./.data");
 env.DATA_DIR = dataDir;
-if (env.AUTHORITY_KEYPAIR_PATH) {
-  env.AUTHORITY_KEYPAIR_PATH = resolve(base, env.AUTHORITY_KEYPAIR_PATH);
+for (const name of ["AUTHORITY_KEYPAIR_PATH", "LOG_SIGNING_KEY_PATH"] as const) {
+  const path = env[name];
+  if (path) {
+    env[name] = resolve(base, path);
+  }
 }
 
 const services: AppProcess[] = [];

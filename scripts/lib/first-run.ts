@@ -6,8 +6,10 @@
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { parseEnv } from "node:util";
+import { generateSigner } from "@verifiable-memory/signed-note";
 
 /** The program id of the embedded local chain (`@verifiable-memory/commitment-program` LOCAL_PROGRAM_ID). */
 const LOCAL_PROGRAM_ID = "J51ibhpr3HHMXSvELsAC5jeB6R9ik3KR4fCYTEZdGYvz";
@@ -26,6 +28,69 @@ export async function writeSolanaKeypairFile(path: string): Promise<void> {
   const bytes = [...Buffer.from(jwk.d, "base64url"), ...Buffer.from(jwk.x, "base64url")];
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, `${JSON.stringify(bytes)}\n`, { mode: 0o600 });
+}
+
+/**
+ * Writes a new log signing key (docs/protocol.md §13.1 "The log key") named `origin` to `path`:
+ * one line, the signer key `PRIVATE+KEY+<origin>+<hex key id>+<base64(0x01 ‖ seed)>`, mode 0600.
+ * @returns the verifier key of the new key.
+ * @throws Error when the file cannot be written; NoteError when `origin` is not a valid key name.
+ */
+export async function writeLogSigningKey(path: string, origin: string): Promise<string> {
+  const signer = generateSigner(origin);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${signer.skey}\n`, { mode: 0o600, flag: "wx" });
+  return signer.vkey;
+}
+
+/** `<host[:port] of publicBaseUrl>/tlog`: the first-run default of LOG_ORIGIN. */
+export function defaultLogOrigin(publicBaseUrl: string): string {
+  return `${new URL(publicBaseUrl).host}/tlog`;
+}
+
+/** A path under `base` as the settings file writes it: `./relative` inside `base`, else absolute. */
+function settingPath(base: string, path: string): string {
+  const relativePath = relative(base, path);
+  return relativePath.startsWith("..") || isAbsolute(relativePath) ? path : `./${relativePath}`;
+}
+
+/**
+ * Gives a settings file that has no LOG_SIGNING_KEY_PATH a log key (the first `pnpm start` after
+ * an upgrade, as for a new file): pins LOG_ORIGIN (kept when set, else
+ * `<host[:port] of PUBLIC_BASE_URL>/tlog`) and LOG_SIGNING_KEY_PATH (`<DATA_DIR>/log-signing.key`)
+ * at the end of the file and writes the key there. Does nothing when the file sets
+ * LOG_SIGNING_KEY_PATH: a missing key file is then the apps' error to report, never replaced
+ * silently by a new key (that would be a rotation, docs/protocol.md §13.1 "The log key").
+ * Variables of `env` (the process environment) override the file's, as the launcher reads them.
+ * @returns the lines to tell the user (empty when nothing was written).
+ * @throws Error when the file lacks PUBLIC_BASE_URL and LOG_ORIGIN, or a key file is already at the
+ *   default path (it is never overwritten).
+ */
+export async function ensureLogKey(
+  envPath: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<string[]> {
+  const text = await readFile(envPath, "utf8");
+  const settings = { ...parseEnv(text), ...env } as Record<string, string | undefined>;
+  if (settings.LOG_SIGNING_KEY_PATH) {
+    return [];
+  }
+  const base = dirname(envPath);
+  const keyPath = join(resolve(base, settings.DATA_DIR || "./.data"), "log-signing.key");
+  const publicBaseUrl = settings.PUBLIC_BASE_URL;
+  if (!settings.LOG_ORIGIN && !publicBaseUrl) {
+    throw new Error(`${envPath}: set LOG_ORIGIN (or PUBLIC_BASE_URL) before the log key is made`);
+  }
+  const origin = settings.LOG_ORIGIN || defaultLogOrigin(publicBaseUrl as string);
+  const vkey = await writeLogSigningKey(keyPath, origin);
+  const lines = [
+    "# The log key signs checkpoints (docs/protocol.md §13.1): keep it secret, never change LOG_ORIGIN.",
+    ...(settings.LOG_ORIGIN ? [] : [`LOG_ORIGIN=${origin}`]),
+    `LOG_SIGNING_KEY_PATH=${settingPath(base, keyPath)}`,
+    "",
+  ];
+  await appendFile(envPath, `${text.endsWith("\n") || text === "" ? "" : "\n"}${lines.join("\n")}`);
+  return [`wrote a log signing key to ${keyPath} (verifier key ${vkey})`];
 }
 
 /** The variables of the environment the first run reads (all optional). */
@@ -60,11 +125,7 @@ export async function ensureLocalEnv(envPath: string, env: FirstRunEnv = {}): Pr
     await writeSolanaKeypairFile(keypairPath);
     said.push(`wrote a local authority keypair to ${keypairPath}`);
   }
-  const relativeKeypair = relative(base, keypairPath);
-  const keypairSetting =
-    relativeKeypair.startsWith("..") || isAbsolute(relativeKeypair)
-      ? keypairPath
-      : `./${relativeKeypair}`;
+  const keypairSetting = settingPath(base, keypairPath);
   const corePort = Number(env.PORT || 8787);
   const extensionPort = Number(env.EXTENSION_PORT || 8788);
   const lines = [

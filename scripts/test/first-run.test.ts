@@ -1,14 +1,16 @@
 /**
  * The first `pnpm start` (scripts/lib/first-run.ts): the settings it writes follow PORT and
- * EXTENSION_PORT, and every file it generates lands under DATA_DIR, wherever the settings file is.
+ * EXTENSION_PORT, and every file it generates lands under DATA_DIR, wherever the settings file is;
+ * the log key is written once, LOG_ORIGIN pinned beside it (docs/protocol.md §13.1 "The log key").
  */
 import { existsSync, statSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
+import { parseSignerKey } from "@verifiable-memory/signed-note";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureLocalEnv } from "../lib/first-run.js";
+import { defaultLogOrigin, ensureLocalEnv, ensureLogKey } from "../lib/first-run.js";
 
 const made: string[] = [];
 afterEach(async () => {
@@ -63,5 +65,54 @@ describe("ensureLocalEnv", () => {
     const before = await readFile(envPath, "utf8");
     expect(await ensureLocalEnv(envPath, { PORT: "1" })).toEqual([]);
     expect(await readFile(envPath, "utf8")).toBe(before);
+  });
+});
+
+describe("ensureLogKey", () => {
+  it("pins LOG_ORIGIN from PUBLIC_BASE_URL and writes the log key under DATA_DIR, once", async () => {
+    const dir = await scratch();
+    const envPath = join(dir, ".env");
+    await ensureLocalEnv(envPath, { PORT: "38787" });
+    const said = await ensureLogKey(envPath);
+    const settings = parseEnv(await readFile(envPath, "utf8"));
+    expect(settings.LOG_ORIGIN).toBe("localhost:38787/tlog");
+    expect(settings.LOG_SIGNING_KEY_PATH).toBe("./.data/log-signing.key");
+    const keyPath = join(dir, ".data", "log-signing.key");
+    expect(statSync(keyPath).mode & 0o777).toBe(0o600);
+    const signer = parseSignerKey((await readFile(keyPath, "utf8")).trim());
+    expect(signer.name).toBe("localhost:38787/tlog");
+    expect(said.join("\n")).toContain(signer.vkey);
+    const before = await readFile(envPath, "utf8");
+    expect(await ensureLogKey(envPath)).toEqual([]);
+    expect(await readFile(envPath, "utf8")).toBe(before);
+  });
+
+  it("upgrades a settings file without a log key, keeping a LOG_ORIGIN it sets", async () => {
+    const dir = await scratch();
+    const envPath = join(dir, ".env");
+    await writeFile(
+      envPath,
+      "PUBLIC_BASE_URL=https://memory.example\nLOG_ORIGIN=memory.example/log",
+    );
+    await ensureLogKey(envPath);
+    const settings = parseEnv(await readFile(envPath, "utf8"));
+    expect(settings.PUBLIC_BASE_URL).toBe("https://memory.example");
+    expect(settings.LOG_ORIGIN).toBe("memory.example/log");
+    const keyPath = join(dir, ".data", "log-signing.key");
+    expect(parseSignerKey((await readFile(keyPath, "utf8")).trim()).name).toBe(
+      "memory.example/log",
+    );
+  });
+
+  it("never replaces a key: an environment that sets the path writes nothing, an existing file stops it", async () => {
+    const dir = await scratch();
+    const envPath = join(dir, ".env");
+    await writeFile(envPath, "PUBLIC_BASE_URL=http://localhost:1\n");
+    expect(await ensureLogKey(envPath, { LOG_SIGNING_KEY_PATH: "/elsewhere.key" })).toEqual([]);
+    await mkdir(join(dir, ".data"));
+    await writeFile(join(dir, ".data", "log-signing.key"), "old");
+    await expect(ensureLogKey(envPath)).rejects.toThrow(/EEXIST/);
+    expect(await readFile(join(dir, ".data", "log-signing.key"), "utf8")).toBe("old");
+    expect(defaultLogOrigin("http://[::1]:8787/base")).toBe("[::1]:8787/tlog");
   });
 });

@@ -48,6 +48,7 @@ import { registerPutMemory } from "./routes/memories/put.js";
 import { registerSearchMemories } from "./routes/memories/search.js";
 import { registerVerifyMemory } from "./routes/memories/verify.js";
 import { registerGetNamespaces } from "./routes/namespaces/get.js";
+import { registerGetOwnerCheckpoint } from "./routes/owners/checkpoint.js";
 import { registerGetOwnerConsistency } from "./routes/owners/consistency.js";
 import { registerGetStaking } from "./routes/staking/get.js";
 import { registerPostStake } from "./routes/staking/stake.js";
@@ -80,6 +81,7 @@ const routeRegistrations: readonly ((app: App, deps: AppDeps, services: Services
   registerGetLogCheckpoints,
   registerGetNamespaces,
   registerGetOwnerConsistency,
+  registerGetOwnerCheckpoint,
   registerGetEvents,
   registerMcp,
   registerPostAgentCases,

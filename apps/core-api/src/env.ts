@@ -10,6 +10,8 @@ import {
   ConfigError,
   databaseUrl,
   flag,
+  type LogKey,
+  loadLogKey,
   masterKey,
   optionalText,
   parseConfig,
@@ -122,6 +124,12 @@ export interface Config {
   readonly consoleChainRpcUrl: string;
   /** The console's build served at `/console` (CONSOLE_DIR; default the checkout's). */
   readonly consoleDir: string;
+  /**
+   * The log key (LOG_ORIGIN, LOG_SIGNING_KEY_PATH, LOG_SIGNING_KEYS_PREVIOUS; docs/protocol.md
+   * §13.1 "The log key"): signs the user checkpoints `GET /owners/{owner}/checkpoint` serves. Null
+   * when not configured (that route then answers 404 and `GET /info` shows no key).
+   */
+  readonly logKey: LogKey | null;
 }
 
 /**
@@ -130,6 +138,7 @@ export interface Config {
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const v = parseConfig(schema, env);
+  const logKey = loadLogKey(env);
   let anchorAuthority: string | null = null;
   if (v.AUTHORITY_KEYPAIR_PATH) {
     try {
@@ -171,5 +180,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       v.CHAIN_RPC_URL ??
       `http://127.0.0.1:${v.LOCAL_CHAIN_PORT}`,
     consoleDir: v.CONSOLE_DIR ?? CHECKOUT_CONSOLE_DIR,
+    logKey,
   };
 }

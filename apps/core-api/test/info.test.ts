@@ -38,6 +38,8 @@ describe("GET /info", () => {
       leafEncodingVersions: [1, 2],
       merkleTree: "RFC 9162 (SHA-256; leaf 0x00, node 0x01)",
       siws: { domain: TEST_ENV.SIWS_DOMAIN, uri: TEST_ENV.SIWS_URI },
+      logKey: null,
+      logKeys: [],
     });
   });
 

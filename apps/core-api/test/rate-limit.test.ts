@@ -320,6 +320,7 @@ describe("the OpenAPI document", () => {
       "POST /auth/verify",
       "GET /agent-cases/{grant}",
       "GET /owners/{owner}/consistency",
+      "GET /owners/{owner}/checkpoint",
     ];
     let limited = 0;
     for (const [path, operations] of Object.entries(doc.paths)) {

@@ -20,4 +20,5 @@ export {
   siwsDomain,
   url,
 } from "./fields.js";
+export { type LogKey, type LogKeyEnv, loadLogKey } from "./log-key.js";
 export { ConfigError, type ConfigIssue, parseConfig } from "./parse.js";

@@ -306,6 +306,23 @@ export class ProofService {
     return { owner: ownerPubkey, from, to, fromRoot, toRoot, proof };
   }
 
+  /**
+   * The latest anchored checkpoint of the user whose wallet key is `ownerPubkey`: what
+   * `GET /owners/{owner}/checkpoint` signs (docs/protocol.md §13.3 "User checkpoints"). Public:
+   * the chain shows the same size and root.
+   * @returns the checkpoint row (tree size, 32-byte root, nonce, transaction signature).
+   * @throws MemoryDomainError `not_found` when no user has that key or the log was never anchored
+   *   (indistinguishable, as in {@link ProofService.ownerConsistency}).
+   */
+  async ownerLatestCheckpoint(ownerPubkey: string): Promise<AnchoredCheckpoint> {
+    const user = await getUserByPubkey(this.db, ownerPubkey);
+    const checkpoint = user ? await latestAnchoredCheckpoint(this.db, user.id) : null;
+    if (!checkpoint) {
+      throw new MemoryDomainError("not_found", "no anchored log for this owner");
+    }
+    return checkpoint;
+  }
+
   /** PROOF(from, D[to]) of the user's log and its roots at both sizes, hex; 1 ≤ from ≤ to ≤ size. */
   private async proofBetween(
     userId: string,

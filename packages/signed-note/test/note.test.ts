@@ -217,3 +217,19 @@ describe("base64", () => {
     }
   });
 });
+
+describe("docs/protocol.md §13.3 example", () => {
+  it("is the note this package signs", () => {
+    const key = signerFromSeed(
+      "localhost:8787/tlog",
+      sha256(new TextEncoder().encode("docs/protocol.md example log key")),
+    );
+    expect(key.vkey).toBe(
+      "localhost:8787/tlog+234b4ce3+ARiKee0326nyEXRV27xXzuATVcHxt89iVEg4shzjcPXK",
+    );
+    const note =
+      "localhost:8787/tlog/users/7NjQ1jm2CXG9Rkp6dRbUuGj9CNh5yNmp7NQKtdyHMh9f\n5\nshZchvv7NPpRhAu2uj1c4NfcMfLmBbW6YsmPqG/2dG0=\n\n— localhost:8787/tlog I0tM42xJYHgqIz8yDOQPHaGPJ71tWDUqo1gQyECSrswBhiueP+QwSoYfketZu4CHtDy62SmU0LAyBOVbxoVzXiDLVQM=\n";
+    expect(openCheckpoint(note, [parseVerifierKey(key.vkey)]).checkpoint.size).toBe(5);
+    expect(signNote(parseNote(note).text, [key])).toBe(note);
+  });
+});

@@ -339,6 +339,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/owners/{owner}/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's latest anchored checkpoint, a signed note (C2SP tlog-checkpoint)
+         * @description No credential. The note text is `<LOG_ORIGIN>/users/<owner>`, the anchored tree size and the base64 root, each line ending in a newline; one signature line by the log key (key name LOG_ORIGIN, its verifier key in `GET /info` logKey). Verify it with that key, then compare size and root with the owner's commitment account on chain. Counted against the client IP's limit of unauthenticated routes.
+         */
+        get: operations["getOwnerCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -532,6 +552,10 @@ export interface components {
                 domain: string;
                 uri: string;
             };
+            /** @description the verifier key of the log key, `<LOG_ORIGIN>+<hex key id>+<base64(0x01 ‖ Ed25519 public key)>` (C2SP signed-note); it signs every user checkpoint and the checkpoint log's checkpoints (null when this process has no log key) */
+            logKey: string | null;
+            /** @description the current verifier key then those of LOG_SIGNING_KEYS_PREVIOUS: notes signed before a rotation verify with one of them */
+            logKeys: string[];
         };
         Challenge: {
             /** @description The exact text to sign (SIWS, docs/protocol.md §2) */
@@ -2744,6 +2768,67 @@ export interface operations {
                 };
             };
             /** @description not_found: no user with this key, or a log never anchored */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests from this client IP */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the limit admits another request (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: an unexpected failure (no detail; the request id is in the message) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOwnerCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the owner's wallet public key, base58 (the commitment account's seed) */
+                owner: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed checkpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description invalid_request: a malformed owner, or a query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no user with this key, a log never anchored, or no log key configured */
             404: {
                 headers: {
                     [name: string]: unknown;

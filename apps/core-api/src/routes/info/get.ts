@@ -1,7 +1,7 @@
 /**
  * `GET /info` (public): what an auditor pins before trusting a proof from this deployment: the
  * cluster, the commitment program, the anchoring authority, the leaf-encoding versions and the
- * hash construction (docs/protocol.md §5–§7).
+ * hash construction (docs/protocol.md §5–§7), and the log's verifier keys (§13.1 "The log key").
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
@@ -23,6 +23,14 @@ const InfoSchema = z
     }),
     merkleTree: z.literal("RFC 9162 (SHA-256; leaf 0x00, node 0x01)"),
     siws: z.object({ domain: z.string(), uri: z.string() }),
+    logKey: z.string().nullable().openapi({
+      description:
+        "the verifier key of the log key, `<LOG_ORIGIN>+<hex key id>+<base64(0x01 ‖ Ed25519 public key)>` (C2SP signed-note); it signs every user checkpoint and the checkpoint log's checkpoints (null when this process has no log key)",
+    }),
+    logKeys: z.array(z.string()).openapi({
+      description:
+        "the current verifier key then those of LOG_SIGNING_KEYS_PREVIOUS: notes signed before a rotation verify with one of them",
+    }),
   })
   .openapi("ServiceInfo");
 
@@ -56,6 +64,8 @@ export function registerGetInfo(app: App, deps: AppDeps): void {
     leafEncodingVersions: LEAF_ENCODING_VERSIONS,
     merkleTree: "RFC 9162 (SHA-256; leaf 0x00, node 0x01)" as const,
     siws: { domain: config.siws.domain, uri: config.siws.uri },
+    logKey: config.logKey?.signer.vkey ?? null,
+    logKeys: config.logKey?.verifiers.map((v) => v.vkey) ?? [],
   };
   app.openapi(route, (c) => c.json(info, 200));
 }

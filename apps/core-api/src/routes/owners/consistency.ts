@@ -28,7 +28,7 @@ const OwnerConsistencySchema = z
 const size = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 /** `{owner}`: a base58 wallet public key (32–44 characters of the Bitcoin alphabet). */
-const OwnerParamSchema = z.object({
+export const OwnerParamSchema = z.object({
   owner: z
     .string()
     .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, "must be a base58 public key")
