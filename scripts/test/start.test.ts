@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fromHex, verifyConsistency } from "@verifiable-memory/merkle-log";
+import { parseSignerKey } from "@verifiable-memory/signed-note";
 import { verifyBundle } from "@verifiable-memory/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSolanaKeypairFile } from "../lib/first-run.js";
@@ -41,6 +42,9 @@ const INHERITED_CONFIG = [
   "EXTENSION_TOKEN_TTL_S",
   "SERVICE_PROGRAM_ID",
   "AUTHORITY_KEYPAIR_PATH",
+  "LOG_ORIGIN",
+  "LOG_SIGNING_KEY_PATH",
+  "LOG_SIGNING_KEYS_PREVIOUS",
   "SEAL_MAX_PENDING",
   "NODE_OPTIONS",
 ];
@@ -307,6 +311,13 @@ describe("pnpm start (scripts/start.ts)", () => {
     const written0 = await readFile(join(work, ".env"), "utf8");
     expect(written0).toContain(`SIWS_DOMAIN=localhost:${ports.core}\n`);
     expect(written0).toContain(`EXTENSION_PUBLIC_URL=http://localhost:${ports.extension}\n`);
+    // The log key: LOG_ORIGIN pinned, the key written under DATA_DIR and shown by GET /info.
+    expect(written0).toContain(`LOG_ORIGIN=127.0.0.1:${ports.core}/tlog\n`);
+    const logKey = parseSignerKey(
+      (await readFile(join(work, ".data", "log-signing.key"), "utf8")).trim(),
+    );
+    expect(first.output.some((l) => l.includes(`verifier key ${logKey.vkey}`))).toBe(true);
+    expect((await api<{ logKey: string }>("/info")).logKey).toBe(logKey.vkey);
     expect(existsSync(join(work, ".data", "postgres", "PG_VERSION"))).toBe(true);
     const authority = loadWallet(authorityPath).publicKey;
 
