@@ -52,8 +52,9 @@ function verifiesWithNodeCrypto(note: string, vkey: string): boolean {
   const split = note.lastIndexOf("\n\n");
   const text = note.slice(0, split + 1);
   const [, name, sigBase64] = /^\u2014 (\S+) (\S+)\n$/u.exec(note.slice(split + 2)) ?? [];
-  const [vName, idHex, keyBase64] = vkey.split("+") as [string, string, string];
-  const typedKey = Buffer.from(keyBase64, "base64");
+  // The name and the id hold no "+", the base64 key may.
+  const [, vName, idHex, keyBase64] = /^([^+]+)\+([^+]+)\+(.+)$/.exec(vkey) ?? [];
+  const typedKey = Buffer.from(keyBase64 as string, "base64");
   const id = createHash("sha256")
     .update(Buffer.concat([Buffer.from(`${vName}\n`), typedKey]))
     .digest()
