@@ -47,6 +47,12 @@ export const EnvSchema = z.object({
     .default("604800")
     .transform(Number)
     .pipe(z.number().int().min(1).max(315_360_000)),
+  /**
+   * Solana CLI keypair file of the anchoring authority (the anchor service's key). When the file
+   * exists, its public key becomes the program's anchor authority at every start (docs/protocol.md
+   * §7.1 "The commitment account"), so nobody else can create a wallet's commitment account.
+   */
+  AUTHORITY_KEYPAIR_PATH: z.string().min(1).optional(),
   /** pino level of the JSON log lines on stdout (`debug` adds one line per JSON-RPC call). */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

@@ -7,7 +7,9 @@
  * @module
  */
 
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { Keypair } from "@solana/web3.js";
 import { ConfigError } from "@verifiable-memory/app-config";
 import { errorSummary, type LocalChain, startLocalChain } from "@verifiable-memory/local-chain";
 import { pino } from "pino";
@@ -32,14 +34,38 @@ logger.info(
   { dataDir, programId: env.SERVICE_PROGRAM_ID },
   "local chain starting: deploying the program and loading the ledger",
 );
+/**
+ * The anchor authority's public key from AUTHORITY_KEYPAIR_PATH (a JSON array of 64 bytes), or
+ * undefined when the variable is unset or the file does not exist yet.
+ * @throws Error when the file exists but is not a Solana CLI keypair.
+ */
+function anchorAuthorityOf(path: string | undefined): string | undefined {
+  if (path === undefined || !existsSync(path)) {
+    return undefined;
+  }
+  const bytes: unknown = JSON.parse(readFileSync(path, "utf8"));
+  if (!Array.isArray(bytes) || bytes.length !== 64) {
+    throw new Error(`AUTHORITY_KEYPAIR_PATH ${path} is not a JSON array of 64 bytes`);
+  }
+  return Keypair.fromSecretKey(Uint8Array.from(bytes as number[])).publicKey.toBase58();
+}
+
 let chain: LocalChain;
 try {
+  const anchorAuthority = anchorAuthorityOf(env.AUTHORITY_KEYPAIR_PATH);
+  if (anchorAuthority === undefined) {
+    logger.warn(
+      { path: env.AUTHORITY_KEYPAIR_PATH ?? null },
+      "no anchoring keypair: the program's anchor configuration is left as it is",
+    );
+  }
   chain = await startLocalChain({
     port: env.LOCAL_CHAIN_PORT,
     host: env.LOCAL_CHAIN_HOST,
     dataDir,
     programId: env.SERVICE_PROGRAM_ID,
     stakeLockSeconds: env.STAKE_LOCK_SECONDS,
+    ...(anchorAuthority === undefined ? {} : { anchorAuthority }),
     logger,
   });
 } catch (error) {

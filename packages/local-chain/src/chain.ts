@@ -17,6 +17,7 @@ import { loadClockOffset } from "./clock-offset.js";
 import {
   DEFAULT_STAKE_LOCK_SECONDS,
   deployProgram,
+  ensureAnchorConfig,
   ensureStakeConfig,
   restoreAccounts,
 } from "./genesis.js";
@@ -36,6 +37,11 @@ export interface ChainOptions {
    * default {@link DEFAULT_STAKE_LOCK_SECONDS}); an existing chain keeps the one it has.
    */
   readonly stakeLockSeconds?: number;
+  /**
+   * The anchor authority (base58) the program's anchor configuration names after this start
+   * (set by this start's deployer, the upgrade authority); default none (`initialize` open).
+   */
+  readonly anchorAuthority?: string;
 }
 
 /** Epoch position of a slot (getEpochInfo). */
@@ -60,7 +66,9 @@ export class Chain {
    * Opens the chain stored in `<dataDir>/chain` (creating it on first use): deploys the
    * commitment program at `programId` through the upgradeable loader, loads the latest persisted
    * state of every account with `setAccount`, rebuilds the transaction index, and moves to the
-   * wall-clock slot (never behind the last persisted transaction's slot).
+   * wall-clock slot (never behind the last persisted transaction's slot). The program is always
+   * the committed ELF, so an existing chain runs a new program version from its next start with
+   * every account kept; with `anchorAuthority` the anchor configuration then names that key.
    * @throws TypeError if `programId` is not a base58 public key; LedgerCorruptError on a
    *   damaged ledger; ProgramDeployError if the program does not deploy.
    */
@@ -94,6 +102,9 @@ export class Chain {
         vm.deployer,
         options.stakeLockSeconds ?? DEFAULT_STAKE_LOCK_SECONDS,
       );
+      if (options.anchorAuthority !== undefined) {
+        await ensureAnchorConfig(chain, programKey, vm.deployer, options.anchorAuthority);
+      }
       return chain;
     } catch (error) {
       await ledger.close();

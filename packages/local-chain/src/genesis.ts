@@ -2,15 +2,20 @@
  * How a local chain comes to be at each start: a fresh litesvm (its own signature and blockhash
  * checks off: the bank applies them) with the commitment program deployed through the real BPF
  * Upgradeable Loader by a throw-away deployer, the latest persisted state of every account
- * restored from the ledger, and, on a new chain, the program's stake configuration created by
- * that deployer (the upgrade authority).
- * Source: docs/protocol.md §7 (embedded default chain), §11 (the stake configuration).
+ * restored from the ledger, on a new chain the program's stake configuration created by that
+ * deployer (the upgrade authority), and, when the deployment names one, the anchor configuration
+ * pointing at its anchor authority.
+ * Source: docs/protocol.md §7 (embedded default chain), §7.1 "The commitment account" (the
+ * anchor configuration), §11 (the stake configuration).
  * @module
  */
 
 import { Keypair, PublicKey, Transaction } from "@solana/web3.js";
 import {
   createInitializeStakeConfigInstruction,
+  createSetAnchorConfigInstruction,
+  decodeAnchorConfig,
+  findAnchorConfigAddress,
   findStakeConfigAddress,
 } from "@verifiable-memory/commitment-program";
 import { deployCommitmentProgram } from "@verifiable-memory/commitment-program/deploy";
@@ -118,5 +123,47 @@ export async function ensureStakeConfig(
   if (!executed.landed || executed.entry.err !== null) {
     const reason = executed.landed ? JSON.stringify(executed.entry.err) : executed.error.display;
     throw new RangeError(`initialize_stake_config(${lockSeconds}) failed: ${reason}`);
+  }
+}
+
+/**
+ * Makes the program's anchor configuration name `anchorAuthority` (base58): `set_anchor_config`
+ * signed by this start's deployer (the upgrade authority), executed and persisted like any
+ * transaction, unless the restored configuration already names it.
+ * @throws TypeError for a malformed key; RangeError if the transaction fails to land.
+ */
+export async function ensureAnchorConfig(
+  chain: { readonly bank: Bank; readonly clock: SlotClock },
+  programKey: PublicKey,
+  deployer: Keypair,
+  anchorAuthority: string,
+): Promise<void> {
+  let anchorKey: PublicKey;
+  try {
+    anchorKey = new PublicKey(anchorAuthority);
+  } catch {
+    throw new TypeError(`anchorAuthority must be a base58 public key, got ${anchorAuthority}`);
+  }
+  const { bank, clock } = chain;
+  const current = bank.getAccount(findAnchorConfigAddress(programKey)[0]);
+  if (current && decodeAnchorConfig(current.data).anchorAuthority.equals(anchorKey)) {
+    return;
+  }
+  const tx = new Transaction({
+    feePayer: deployer.publicKey,
+    blockhash: clock.blockhash,
+    lastValidBlockHeight: clock.slot + MAX_PROCESSING_AGE,
+  }).add(
+    createSetAnchorConfigInstruction({
+      programId: programKey,
+      upgradeAuthority: deployer.publicKey,
+      anchorAuthority: anchorKey,
+    }),
+  );
+  tx.sign(deployer);
+  const executed = await bank.execute(bank.parse(tx.serialize()));
+  if (!executed.landed || executed.entry.err !== null) {
+    const reason = executed.landed ? JSON.stringify(executed.entry.err) : executed.error.display;
+    throw new RangeError(`set_anchor_config(${anchorAuthority}) failed: ${reason}`);
   }
 }

@@ -48,6 +48,12 @@ export interface LocalChainOptions {
   /** Stake lock period a new chain is created with, seconds; default 604 800 (7 days). */
   readonly stakeLockSeconds?: number;
   /**
+   * The deployment's anchor authority (base58): written into the program's anchor configuration
+   * at every start, so only it (or an owner) can create commitment accounts. Default: none, and
+   * `initialize` stays open to anyone (docs/protocol.md §7.1 "The commitment account").
+   */
+  readonly anchorAuthority?: string;
+  /**
    * Structured logger: JSON-RPC calls at debug, unexpected errors at error level. Default: pino on
    * stdout at level info, `service: "local-chain"`.
    */
@@ -294,6 +300,7 @@ export async function startLocalChain(options: LocalChainOptions): Promise<Local
     ...(options.stakeLockSeconds === undefined
       ? {}
       : { stakeLockSeconds: options.stakeLockSeconds }),
+    ...(options.anchorAuthority === undefined ? {} : { anchorAuthority: options.anchorAuthority }),
   });
   const programKey = new PublicKey(options.programId);
   let closing: Promise<void> | null = null;
