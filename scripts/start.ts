@@ -28,7 +28,7 @@ import { handleShutdownSignals } from "@verifiable-memory/db-schema";
 import { requestAirdrop } from "@verifiable-memory/local-chain";
 import bs58 from "bs58";
 import { bundlePath, ensureBuilt, targetNamed } from "./lib/build.js";
-import { ensureLocalEnv, ensureLogKey } from "./lib/first-run.js";
+import { authorityKeypairProblem, ensureLocalEnv, ensureLogKey } from "./lib/first-run.js";
 import type { PostgresHostMessage } from "./lib/postgres-host.js";
 import { type AppProcess, startApp, stopApp, waitHealthy } from "./lib/processes.js";
 
@@ -50,10 +50,18 @@ const env: NodeJS.ProcessEnv = {
 };
 const dataDir = resolve(base, env.DATA_DIR ?? "./.data");
 env.DATA_DIR = dataDir;
+const authoritySetting = env.AUTHORITY_KEYPAIR_PATH;
 for (const name of ["AUTHORITY_KEYPAIR_PATH", "LOG_SIGNING_KEY_PATH"] as const) {
   const path = env[name];
   if (path) {
     env[name] = resolve(base, path);
+  }
+}
+if (authoritySetting && env.AUTHORITY_KEYPAIR_PATH) {
+  const problem = authorityKeypairProblem(authoritySetting, env.AUTHORITY_KEYPAIR_PATH, envFile);
+  if (problem !== null) {
+    console.error(`[start] ${problem}`);
+    process.exit(1);
   }
 }
 

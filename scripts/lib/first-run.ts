@@ -93,12 +93,28 @@ export async function ensureLogKey(
   return [`wrote a log signing key to ${keyPath} (verifier key ${vkey})`];
 }
 
+/** The port `env[name]` gives (an integer 1–65535), or `fallback` when it is unset or empty. */
+function port(env: FirstRunEnv, name: keyof FirstRunEnv, fallback: number): number {
+  const value = env[name];
+  if (value === undefined || value === "") {
+    return fallback;
+  }
+  if (!/^[1-9][0-9]{0,4}$/.test(value) || Number(value) > 65_535) {
+    throw new Error(`${name} must be a port number from 1 to 65535, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
 /** The variables of the environment the first run reads (all optional). */
 export interface FirstRunEnv {
   /** Core API port (default 8787): the sign-in domain, URI and grant base URL follow it. */
   readonly PORT?: string | undefined;
   /** Extension API port (default 8788): its public URL follows it. */
   readonly EXTENSION_PORT?: string | undefined;
+  /** The anchor service's health port (default 8789). */
+  readonly ANCHOR_PORT?: string | undefined;
+  /** The local chain's JSON-RPC port (default 8899), used when `CHAIN_RPC_URL` is unset. */
+  readonly LOCAL_CHAIN_PORT?: string | undefined;
   /** Where generated state goes (default `./.data` beside the settings file). */
   readonly DATA_DIR?: string | undefined;
 }
@@ -109,14 +125,21 @@ export interface FirstRunEnv {
  * `<DATA_DIR>/authority.json` when missing: every generated file lands under DATA_DIR (a relative
  * DATA_DIR is relative to the settings file's folder, as the launcher reads it). The sign-in domain
  * and URI, the grant base URL and the extension API's public URL follow `PORT` and
- * `EXTENSION_PORT`.
+ * `EXTENSION_PORT`; the four ports it was started with (`PORT`, `EXTENSION_PORT`, `ANCHOR_PORT`,
+ * `LOCAL_CHAIN_PORT`, each its default when unset) are written too, so `pnpm demo`, `pnpm svc` and
+ * the next `pnpm start`, which read `.env`, use the same ones.
  * @returns the lines to tell the user (empty when nothing was written).
+ * @throws Error naming the setting when a port is not an integer from 1 to 65535.
  */
 export async function ensureLocalEnv(envPath: string, env: FirstRunEnv = {}): Promise<string[]> {
   if (existsSync(envPath)) {
     return [];
   }
   const said: string[] = [];
+  const corePort = port(env, "PORT", 8787);
+  const extensionPort = port(env, "EXTENSION_PORT", 8788);
+  const anchorPort = port(env, "ANCHOR_PORT", 8789);
+  const chainPort = port(env, "LOCAL_CHAIN_PORT", 8899);
   const base = dirname(envPath);
   const dataDirSetting = env.DATA_DIR || "./.data";
   const dataDir = resolve(base, dataDirSetting);
@@ -126,8 +149,6 @@ export async function ensureLocalEnv(envPath: string, env: FirstRunEnv = {}): Pr
     said.push(`wrote a local authority keypair to ${keypairPath}`);
   }
   const keypairSetting = settingPath(base, keypairPath);
-  const corePort = Number(env.PORT || 8787);
-  const extensionPort = Number(env.EXTENSION_PORT || 8788);
   const lines = [
     "# Written by the first `pnpm start`: local development settings with fresh random secrets.",
     "# Never commit this file. See README.md (Configuration) for every variable.",
@@ -139,6 +160,11 @@ export async function ensureLocalEnv(envPath: string, env: FirstRunEnv = {}): Pr
     "SIWS_CHAIN_ID=localnet",
     `PUBLIC_BASE_URL=http://localhost:${corePort}`,
     `EXTENSION_PUBLIC_URL=http://localhost:${extensionPort}`,
+    "# The ports this first run was started with: pnpm demo, pnpm svc and pnpm start read them here.",
+    `PORT=${corePort}`,
+    `EXTENSION_PORT=${extensionPort}`,
+    `ANCHOR_PORT=${anchorPort}`,
+    `LOCAL_CHAIN_PORT=${chainPort}`,
     `DATA_DIR=${dataDirSetting}`,
     `SERVICE_PROGRAM_ID=${LOCAL_PROGRAM_ID}`,
     `AUTHORITY_KEYPAIR_PATH=${keypairSetting}`,
@@ -152,4 +178,27 @@ export async function ensureLocalEnv(envPath: string, env: FirstRunEnv = {}): Pr
   await writeFile(envPath, lines.join("\n"), { mode: 0o600 });
   said.push(`wrote ${envPath} with fresh JWT_SECRET and MASTER_ENCRYPTION_KEY`);
   return said;
+}
+
+/**
+ * Why the authority keypair setting cannot be used, or null when its file exists: a missing file
+ * is named with the setting to fix and where it was read, rather than surfacing later as a bare
+ * ENOENT from whichever process reads it first.
+ * @param setting `AUTHORITY_KEYPAIR_PATH` as written (relative to the settings file's folder).
+ * @param resolved the absolute path it resolves to.
+ * @param envFile the settings file it came from (or the environment, when set there).
+ */
+export function authorityKeypairProblem(
+  setting: string,
+  resolved: string,
+  envFile: string,
+): string | null {
+  if (existsSync(resolved)) {
+    return null;
+  }
+  return (
+    `AUTHORITY_KEYPAIR_PATH=${setting} (read from ${envFile} or the environment) names ${resolved}, ` +
+    "which does not exist. Fix AUTHORITY_KEYPAIR_PATH there, or create a keypair at that path " +
+    `with \`pnpm svc keygen --out ${resolved}\` (or \`solana-keygen new -o ${resolved}\`).`
+  );
 }

@@ -10,7 +10,12 @@ import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { parseSignerKey } from "@verifiable-memory/signed-note";
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultLogOrigin, ensureLocalEnv, ensureLogKey } from "../lib/first-run.js";
+import {
+  authorityKeypairProblem,
+  defaultLogOrigin,
+  ensureLocalEnv,
+  ensureLogKey,
+} from "../lib/first-run.js";
 
 const made: string[] = [];
 afterEach(async () => {
@@ -26,12 +31,21 @@ async function scratch(): Promise<string> {
 }
 
 describe("ensureLocalEnv", () => {
-  it("follows PORT and EXTENSION_PORT", async () => {
+  it("follows PORT and EXTENSION_PORT, and records every port it was started with", async () => {
     const dir = await scratch();
     const envPath = join(dir, ".env");
-    await ensureLocalEnv(envPath, { PORT: "38787", EXTENSION_PORT: "38788" });
+    await ensureLocalEnv(envPath, {
+      PORT: "38787",
+      EXTENSION_PORT: "38788",
+      ANCHOR_PORT: "38789",
+      LOCAL_CHAIN_PORT: "38899",
+    });
     const settings = parseEnv(await readFile(envPath, "utf8"));
     expect(settings).toMatchObject({
+      PORT: "38787",
+      EXTENSION_PORT: "38788",
+      ANCHOR_PORT: "38789",
+      LOCAL_CHAIN_PORT: "38899",
       SIWS_DOMAIN: "localhost:38787",
       SIWS_URI: "http://localhost:38787",
       PUBLIC_BASE_URL: "http://localhost:38787",
@@ -56,6 +70,25 @@ describe("ensureLocalEnv", () => {
     expect(said.join("\n")).toContain(join(data, "authority.json"));
     const keypair = JSON.parse(await readFile(join(data, "authority.json"), "utf8")) as number[];
     expect(keypair).toHaveLength(64);
+  });
+
+  it("records the default ports when none is set, and refuses a malformed one by name", async () => {
+    const dir = await scratch();
+    const envPath = join(dir, ".env");
+    await ensureLocalEnv(envPath, { PORT: "" });
+    expect(parseEnv(await readFile(envPath, "utf8"))).toMatchObject({
+      PORT: "8787",
+      EXTENSION_PORT: "8788",
+      ANCHOR_PORT: "8789",
+      LOCAL_CHAIN_PORT: "8899",
+    });
+    const other = join(await scratch(), ".env");
+    for (const bad of ["0x10", "70000", "80a", "-1"]) {
+      await expect(ensureLocalEnv(other, { ANCHOR_PORT: bad })).rejects.toThrow(
+        /^ANCHOR_PORT must/,
+      );
+    }
+    expect(existsSync(other)).toBe(false);
   });
 
   it("writes nothing when the settings file exists", async () => {
@@ -114,5 +147,22 @@ describe("ensureLogKey", () => {
     await expect(ensureLogKey(envPath)).rejects.toThrow(/EEXIST/);
     expect(await readFile(join(dir, ".data", "log-signing.key"), "utf8")).toBe("old");
     expect(defaultLogOrigin("http://[::1]:8787/base")).toBe("[::1]:8787/tlog");
+  });
+});
+
+describe("authorityKeypairProblem", () => {
+  it("names the setting to fix, where it was read and how to make a keypair", async () => {
+    const dir = await scratch();
+    const envPath = join(dir, ".env");
+    const missing = join(dir, "keys", "gone.json");
+    const problem = authorityKeypairProblem("./keys/gone.json", missing, envPath);
+    expect(problem).toContain("AUTHORITY_KEYPAIR_PATH=./keys/gone.json");
+    expect(problem).toContain(envPath);
+    expect(problem).toContain(`does not exist`);
+    expect(problem).toContain(`svc keygen --out ${missing}`);
+    expect(problem).not.toMatch(/ENOENT/);
+    await ensureLocalEnv(envPath);
+    const made = join(dir, ".data", "authority.json");
+    expect(authorityKeypairProblem("./.data/authority.json", made, envPath)).toBeNull();
   });
 });

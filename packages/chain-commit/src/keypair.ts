@@ -21,7 +21,12 @@ export function loadKeypairFile(path: string): Keypair {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new KeypairFileError(path, `cannot be read (${(error as Error).message})`, error);
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    throw new KeypairFileError(
+      path,
+      missing ? "does not exist" : `cannot be read (${(error as Error).message})`,
+      error,
+    );
   }
   let parsed: unknown;
   try {

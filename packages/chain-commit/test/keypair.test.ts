@@ -52,4 +52,9 @@ describe("loadKeypairFile", () => {
     expect(error).toBeInstanceOf(KeypairFileError);
     expect(error).toMatchObject({ code: "invalid_keypair_file", path });
   });
+
+  it("says a missing file does not exist, not a bare ENOENT", () => {
+    const path = join(dir, "nowhere.json");
+    expect(() => loadKeypairFile(path)).toThrow(`keypair file ${path}: does not exist`);
+  });
 });

@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import { Command, CommanderError } from "commander";
 import { registerAuthCommands } from "./commands/auth.js";
+import { registerKeygenCommand } from "./commands/keygen.js";
 import { registerKeyCommands } from "./commands/keys.js";
 import { registerMcpCommand } from "./commands/mcp.js";
 import { registerMemoryCommands } from "./commands/memories.js";
@@ -77,6 +78,7 @@ export function buildProgram(rt: Runtime, json: boolean): Command {
     program.showHelpAfterError("(run with --help for usage)");
   }
 
+  registerKeygenCommand(program, rt);
   registerAuthCommands(program, rt);
   registerMemoryCommands(program, rt);
   registerVerifyCommand(program, rt);

@@ -13,11 +13,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
 import {
   type AnchoringChain,
   startAnchoringChain,
 } from "../../../packages/client/test/_anchoring.js";
-import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
 import {
   BIN,
   type CliUser,
