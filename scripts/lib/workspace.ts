@@ -30,7 +30,7 @@ export interface Manifest {
   readonly description?: string;
   readonly license?: string;
   readonly type?: string;
-  readonly sideEffects?: boolean;
+  readonly sideEffects?: boolean | readonly string[];
   readonly engines?: Readonly<Record<string, string>>;
   readonly repository?: {
     readonly type: string;

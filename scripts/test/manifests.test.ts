@@ -1,13 +1,31 @@
 /**
  * The rules every package.json of the workspace follows (docs/releasing.md): one version of each
  * third-party package, pinned in pnpm-workspace.yaml's catalog; workspace packages referenced as
- * `workspace:*`; the licence on every project.
+ * `workspace:*`; the licence on every project; the eight public packages' published shape (built
+ * `dist/` through publishConfig, bins, engines, access) and nothing else public.
  * @module
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEPENDENCY_FIELDS, WORKSPACE_ROOT, workspaceProjects } from "../lib/workspace.js";
+import {
+  DEPENDENCY_FIELDS,
+  publicProjects,
+  WORKSPACE_ROOT,
+  workspaceProjects,
+} from "../lib/workspace.js";
+
+/** The published packages (docs/releasing.md); every other project is private. */
+const PUBLIC = [
+  "@verifiable-memory/cli",
+  "@verifiable-memory/client",
+  "@verifiable-memory/commitment-account",
+  "@verifiable-memory/mcp",
+  "@verifiable-memory/memory-schemas",
+  "@verifiable-memory/merkle-log",
+  "@verifiable-memory/siws-message",
+  "@verifiable-memory/verifier",
+];
 
 const projects = workspaceProjects();
 const workspaceNames = new Set(projects.map((project) => project.manifest.name));
@@ -53,6 +71,42 @@ describe("package manifests", () => {
   it("carry the Apache-2.0 licence", () => {
     for (const { dir, manifest } of [rootManifest, ...projects]) {
       expect(manifest.license, dir).toBe("Apache-2.0");
+    }
+  });
+
+  it("publish exactly the eight public packages, built, from dist/", () => {
+    const published = publicProjects();
+    expect(published.map((project) => project.manifest.name).sort()).toEqual(PUBLIC);
+    for (const { dir, manifest } of published) {
+      expect(manifest.version, dir).toBe("0.1.0");
+      expect(manifest.type, dir).toBe("module");
+      expect(manifest.engines?.node, dir).toBe(">=20.12");
+      expect(manifest.files, dir).toEqual(["dist"]);
+      expect(manifest.repository?.directory, dir).toBe(dir);
+      expect(manifest.publishConfig?.access, dir).toBe("public");
+      expect(manifest.scripts?.build, dir).toBe("tsx ../../scripts/build-package.ts");
+      // Every published entry is built JavaScript or its declarations, for every entry the
+      // workspace has.
+      const exportsText = JSON.stringify(manifest.publishConfig?.exports ?? {});
+      expect(exportsText, dir).not.toContain("/src/");
+      expect(Object.keys(manifest.publishConfig?.exports ?? {}), dir).toEqual(
+        Object.keys((manifest.exports ?? {}) as object),
+      );
+      for (const target of exportsText.match(/:"\.\/[^"]+"/g) ?? []) {
+        expect(target, dir).toMatch(/^:"\.\/dist\/.+\.(js|d\.ts)"$/);
+      }
+      expect(Object.keys(manifest.publishConfig?.bin ?? {}), dir).toEqual(
+        Object.keys(manifest.bin ?? {}),
+      );
+      for (const bin of Object.values(manifest.publishConfig?.bin ?? {})) {
+        expect(bin, dir).toMatch(/^\.\/dist\/[\w-]+\.js$/);
+        expect(manifest.sideEffects, dir).toEqual([bin]);
+      }
+      if (manifest.bin === undefined) {
+        expect(manifest.sideEffects, dir).toBe(false);
+      }
+      // The launchers of the workspace's bins need tsx; the published bins do not.
+      expect(manifest.dependencies?.tsx, dir).toBeUndefined();
     }
   });
 });

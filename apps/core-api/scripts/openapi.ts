@@ -32,8 +32,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   console.error(
     `${OPENAPI_FILE} is ${committed === null ? "missing" : "out of date"}: core-api's OpenAPI document changed.\n` +
-      "Run `pnpm --filter @verifiable-memory/core-api openapi`, then " +
-      "`pnpm --filter @verifiable-memory/client generate`, and commit both files.",
+      "Run `pnpm openapi` (this script, then the SDK's generator) and commit both files.",
   );
   return 1;
 }

@@ -1,5 +1,7 @@
+#!/usr/bin/env node
 /**
- * The `svc` entry point (bin/svc.js runs it through tsx): runs the CLI with the process's
+ * The `svc` entry point (the published bin is this file built, dist/main.js; in the workspace
+ * bin/svc.js runs it through tsx): runs the CLI with the process's
  * arguments and sets the exit status. A closed standard output (`svc export | head`) ends the
  * run quietly.
  * @module

@@ -5,8 +5,9 @@
  * @module
  */
 import { once } from "node:events";
+import { createRequire } from "node:module";
 import type { Writable } from "node:stream";
-import cliProgress from "cli-progress";
+import type CliProgress from "cli-progress";
 import { errorLine, reportOf } from "./errors.js";
 
 /** The streams the CLI writes to (the process's own, or a test's). */
@@ -90,6 +91,8 @@ export class Output {
     if (this.json || !this.streams.stderr.isTTY || total <= 0) {
       return { increment: () => {}, stop: () => {} };
     }
+    // Required here, only when a bar is drawn: not at svc's start-up (pnpm bench startup).
+    const cliProgress = createRequire(import.meta.url)("cli-progress") as typeof CliProgress;
     const bar = new cliProgress.SingleBar(
       {
         stream: this.streams.stderr,

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The stdio MCP server (`svc-mcp`, and `svc mcp` of the CLI): an MCP client (Claude Desktop, an
  * IDE, an agent framework) spawns it and talks JSON-RPC over its stdin/stdout; it calls core-api
@@ -5,7 +6,8 @@
  * `SVC_URL`, `SVC_API_KEY` (or `SVC_TOKEN`), `SVC_NAMESPACE`, `SVC_RPC_URL`, `SVC_PROGRAM_ID`,
  * `SVC_AUTHORITY`. Nothing but MCP messages is written to stdout; diagnostics go to stderr.
  *
- * Run directly: `node packages/mcp/bin/svc-mcp.js`, or `tsx packages/mcp/src/stdio.ts`.
+ * Run directly: `node packages/mcp/bin/svc-mcp.js` or `tsx packages/mcp/src/stdio.ts` in the workspace;
+ * the published bin `svc-mcp` is this file built (dist/stdio.js, plain node).
  * @module
  */
 import { realpathSync } from "node:fs";

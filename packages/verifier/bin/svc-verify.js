@@ -1,8 +1,7 @@
 #!/usr/bin/env node
-// svc-verify: the package is source-only TypeScript, so register tsx (a dependency of this
-// package, resolved from here) and run src/cli.ts. See README.md.
+// svc-verify in the workspace: runs the TypeScript source through tsx (a devDependency). The
+// published package's bin is the built dist/svc-verify.js instead (docs/releasing.md).
 import { register } from "tsx/esm/api";
 
 register();
-const { runCli } = await import("../src/cli.ts");
-process.exitCode = await runCli(process.argv.slice(2));
+await import("../src/svc-verify.ts");

@@ -4,7 +4,6 @@
  * `@verifiable-memory/client`). It runs until the client closes its end.
  * @module
  */
-import { runStdioServer } from "@verifiable-memory/mcp";
 import type { Command } from "commander";
 import { optionsOf, type Runtime } from "../runtime.js";
 import { clientCredential, rpcUrl } from "../session.js";
@@ -32,6 +31,8 @@ export function registerMcpCommand(program: Command, rt: Runtime): void {
     .action(async (_options: object, command: Command) => {
       const options = optionsOf<McpOptions>(command);
       const credential = await clientCredential(rt, options);
+      // Loaded here, not at start-up: the MCP SDK is most of svc's load time (docs/performance.md).
+      const { runStdioServer } = await import("@verifiable-memory/mcp");
       const handle = await runStdioServer({
         url: credential.baseUrl,
         ...(credential.apiKey ? { apiKey: credential.apiKey } : {}),

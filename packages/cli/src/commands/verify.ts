@@ -7,8 +7,7 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-import { verify } from "@verifiable-memory/client/verify";
-import { type VerifyReason, type VerifyResult, verifyBundle } from "@verifiable-memory/verifier";
+import type { VerifyReason, VerifyResult } from "@verifiable-memory/verifier";
 import type { Command } from "commander";
 import { readCredentials } from "../credentials.js";
 import { EXIT, usageError } from "../errors.js";
@@ -164,6 +163,8 @@ async function verifyEntry(entry: Entry, chain: ChainOptions): Promise<EntryResu
     : null;
   let result: VerifyResult;
   try {
+    // Loaded when used, not at start-up (docs/performance.md, pnpm bench startup).
+    const { verifyBundle } = await import("@verifiable-memory/verifier");
     result = await verifyBundle(bundle, {
       rpcUrl: chain.rpcUrl,
       ...(chain.authority === undefined ? {} : { authority: chain.authority }),
@@ -329,6 +330,7 @@ export function registerVerifyCommand(program: Command, rt: Runtime): void {
         authority ??= info.anchorAuthority ?? undefined;
         programId ??= info.programId;
       }
+      const { verify } = await import("@verifiable-memory/client/verify");
       const outcome = await verify(client, id as string, {
         rpcUrl: rpc,
         ...(authority === undefined ? {} : { authority }),
