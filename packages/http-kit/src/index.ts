@@ -7,6 +7,7 @@
  */
 
 export { createApiApp, publishApiApp } from "./api-app.js";
+export { setBearerChallenge } from "./bearer-challenge.js";
 export {
   BODY_LIMIT_BYTES,
   limitBody,
@@ -36,6 +37,7 @@ export {
   errorResponse,
   NoQuerySchema,
   rateLimitedResponse,
+  unauthorizedResponse,
   validationHook,
   withoutNul,
 } from "./openapi.js";

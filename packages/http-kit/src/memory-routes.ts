@@ -9,7 +9,12 @@
  */
 import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { Context, Env, MiddlewareHandler } from "hono";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "./openapi.js";
+import {
+  errorResponse,
+  NoQuerySchema,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "./openapi.js";
 
 /** How one API serves one memory route. */
 export interface MemoryRouteOptions<E extends Env, B extends z.ZodType, R extends z.ZodType> {
@@ -33,7 +38,7 @@ export interface MemoryRouteOptions<E extends Env, B extends z.ZodType, R extend
 function errorAnswers() {
   return {
     400: errorResponse("invalid_request"),
-    401: errorResponse("unauthorized"),
+    401: unauthorizedResponse(),
     429: rateLimitedResponse("rate_limited: too many requests with this credential"),
   };
 }

@@ -113,3 +113,20 @@ export function withProtocolErrors<D extends { paths?: object }>(document: D): D
   }
   return document;
 }
+
+/**
+ * The 401 entry of a bearer route: the error body with code `unauthorized` and the
+ * `WWW-Authenticate: Bearer` challenge (RFC 6750 §3; docs/protocol.md §3.1 "Bearer tokens").
+ */
+export function unauthorizedResponse() {
+  return {
+    ...errorResponse("unauthorized: no bearer token, or one that is unknown, revoked or expired"),
+    headers: {
+      "WWW-Authenticate": {
+        description:
+          '`Bearer` without a token, `Bearer error="invalid_token"` for a token that failed',
+        schema: { type: "string" as const },
+      },
+    },
+  };
+}

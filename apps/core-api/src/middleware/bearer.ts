@@ -7,6 +7,7 @@
  */
 import { type AuthContext, AuthError, requireScope, resolveBearer } from "@verifiable-memory/auth";
 import type { ApiKeyScope } from "@verifiable-memory/db-schema";
+import { setBearerChallenge } from "@verifiable-memory/http-kit";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../context.js";
 import { ApiError } from "../errors.js";
@@ -25,6 +26,7 @@ export function requireAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1]) {
       await c.var.rateLimits.chargeClientIp(c);
+      setBearerChallenge(c, false);
       throw new ApiError("unauthorized", "missing bearer token");
     }
     let auth: AuthContext;
@@ -38,6 +40,7 @@ export function requireAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
         // A failed credential counts against the client address, like sign-in: guessing keys
         // or tokens is as limited as requesting challenges.
         await c.var.rateLimits.chargeClientIp(c);
+        setBearerChallenge(c, true);
       }
       throw error;
     }

@@ -6,6 +6,7 @@
  * @module
  */
 import { AuthError, resolveExtensionToken } from "@verifiable-memory/auth";
+import { setBearerChallenge } from "@verifiable-memory/http-kit";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../context.js";
 import { ApiError } from "../errors.js";
@@ -22,6 +23,7 @@ export function requireExtensionToken(deps: AppDeps): MiddlewareHandler<AppEnv> 
     const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
     if (!match?.[1]) {
       await c.var.rateLimits.chargeClientIp(c);
+      setBearerChallenge(c, false);
       throw new ApiError("unauthorized", "missing bearer token");
     }
     let auth: Awaited<ReturnType<typeof resolveExtensionToken>>;
@@ -31,6 +33,7 @@ export function requireExtensionToken(deps: AppDeps): MiddlewareHandler<AppEnv> 
       if (error instanceof AuthError) {
         // A failed token counts against the client address, like the connect routes.
         await c.var.rateLimits.chargeClientIp(c);
+        setBearerChallenge(c, true);
       }
       throw error;
     }

@@ -1299,9 +1299,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1384,9 +1386,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1469,9 +1473,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1554,9 +1560,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1637,9 +1645,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1740,9 +1750,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1879,9 +1891,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1966,9 +1980,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2060,9 +2076,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2163,9 +2181,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2241,9 +2261,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2319,9 +2341,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2397,9 +2421,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2482,9 +2508,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2552,9 +2580,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2622,9 +2652,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2694,9 +2726,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2896,9 +2930,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2974,9 +3010,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized: no valid bearer; the answer carries `WWW-Authenticate: Bearer` (RFC 6750), without OAuth resource metadata */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3062,9 +3100,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3140,9 +3180,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3314,9 +3356,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3395,9 +3439,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3471,9 +3517,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3545,9 +3593,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3643,9 +3693,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3744,9 +3796,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized: no bearer token, or one that is unknown, revoked or expired */
             401: {
                 headers: {
+                    /** @description `Bearer` without a token, `Bearer error="invalid_token"` for a token that failed */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -4,7 +4,12 @@
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  NoQuerySchema,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -26,7 +31,7 @@ export function registerDeleteAgentCase(app: App, deps: AppDeps, services: Servi
     },
     responses: {
       204: { description: "Revoked" },
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),

@@ -13,7 +13,11 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import { EventHub, NamespaceSchema } from "@verifiable-memory/memory";
 import { streamSSE } from "hono/streaming";
 import type { App, AppDeps, Services } from "../../context.js";
@@ -93,7 +97,7 @@ export function registerGetEvents(app: App, deps: AppDeps, _services: Services):
         },
       },
       400: errorResponse("invalid_request: a bad filter or event id"),
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       403: errorResponse("insufficient_scope: the API key lacks memories:read"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },

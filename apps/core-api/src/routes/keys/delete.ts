@@ -6,7 +6,12 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { revokeApiKey, revokeGrantsOfKey } from "@verifiable-memory/db-schema";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  NoQuerySchema,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";
@@ -28,7 +33,7 @@ export function registerDeleteKeys(app: App, deps: AppDeps): void {
     },
     responses: {
       204: { description: "Revoked" },
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       403: errorResponse("session_required"),
       404: errorResponse("not_found"),

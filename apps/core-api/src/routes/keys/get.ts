@@ -5,7 +5,11 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { InvalidCursorError, listApiKeys } from "@verifiable-memory/db-schema";
-import { errorResponse, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";
@@ -37,7 +41,7 @@ export function registerGetKeys(app: App, deps: AppDeps): void {
         content: { "application/json": { schema: ListSchema } },
       },
       400: errorResponse("invalid_request"),
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       403: errorResponse("session_required"),
     },

@@ -4,7 +4,12 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createApiKey } from "@verifiable-memory/auth";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  NoQuerySchema,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";
@@ -50,7 +55,7 @@ export function registerPostKeys(app: App, deps: AppDeps): void {
         content: { "application/json": { schema: CreatedKeySchema } },
       },
       400: errorResponse("invalid_request"),
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       403: errorResponse("session_required"),
     },

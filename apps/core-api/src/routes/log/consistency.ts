@@ -4,7 +4,11 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -38,7 +42,7 @@ export function registerGetLogConsistency(app: App, deps: AppDeps, services: Ser
         content: { "application/json": { schema: ConsistencySchema } },
       },
       400: errorResponse("invalid_request"),
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },

@@ -16,11 +16,11 @@ import {
   loggableError,
   NoQuerySchema,
   rateLimitedResponse,
+  unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
 import { createMemoryMcpServer } from "@verifiable-memory/mcp/server";
-import type { MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
-import type { App, AppDeps, AppEnv, Services } from "../../context.js";
+import type { App, AppDeps, Services } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -63,19 +63,6 @@ const DESCRIPTION = [
   "`anchored` state. No sessions: `GET /mcp` and `DELETE /mcp` answer 405 `method_not_allowed`.",
 ].join(" ");
 
-/**
- * Marks a 401 answer with `WWW-Authenticate: Bearer` (RFC 6750 §3), which MCP clients read to
- * learn that a bearer is wanted. No `resource_metadata` (RFC 9728): the bearer is an API key or a
- * session token from this service, not an OAuth access token, so there is no authorization server
- * to point a client at.
- */
-const bearerChallenge: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await next();
-  if (c.res.status === 401) {
-    c.res.headers.set("www-authenticate", "Bearer");
-  }
-};
-
 /** Registers `POST /mcp`, and the 405 of its other methods. */
 export function registerMcp(app: App, deps: AppDeps, services: Services): void {
   const route = createRoute({
@@ -86,7 +73,10 @@ export function registerMcp(app: App, deps: AppDeps, services: Services): void {
     summary: "Model Context Protocol endpoint: the memory tools for AI agents",
     description: DESCRIPTION,
     security: bearerSecurity,
-    middleware: [bearerChallenge, requireAuth(deps)] as const,
+    // requireAuth's 401 carries `WWW-Authenticate: Bearer` (RFC 6750 §3), which MCP clients read
+    // to learn that a bearer is wanted. No `resource_metadata` (RFC 9728): the bearer is an API key
+    // or a session token from this service, not an OAuth access token.
+    middleware: [requireAuth(deps)] as const,
     request: {
       query: NoQuerySchema,
       body: { required: true, content: { "application/json": { schema: McpRequestSchema } } },
@@ -102,9 +92,7 @@ export function registerMcp(app: App, deps: AppDeps, services: Services): void {
       400: errorResponse(
         "invalid_request: not JSON-RPC 2.0 (or, from the MCP transport, a JSON-RPC error: an invalid message or protocol version)",
       ),
-      401: errorResponse(
-        "unauthorized: no valid bearer; the answer carries `WWW-Authenticate: Bearer` (RFC 6750), without OAuth resource metadata",
-      ),
+      401: unauthorizedResponse(),
       406: {
         description:
           "Not Acceptable (a JSON-RPC error): the Accept header must list application/json and text/event-stream",
@@ -143,7 +131,7 @@ export function registerMcp(app: App, deps: AppDeps, services: Services): void {
     }
   });
   // Stateless: no standalone event stream (GET) and no session to end (DELETE).
-  app.all("/mcp", bearerChallenge, requireAuth(deps), (c) => {
+  app.all("/mcp", requireAuth(deps), (c) => {
     c.header("allow", "POST");
     throw new ApiError(
       "method_not_allowed",

@@ -4,7 +4,12 @@
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  NoQuerySchema,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import { CreatedMemoriesSchema, CreateMemoriesBodySchema } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
@@ -42,7 +47,7 @@ export function registerPostMemoriesBatch(app: App, deps: AppDeps, services: Ser
         content: { "application/json": { schema: CreatedMemoriesSchema } },
       },
       400: errorResponse("invalid_request"),
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       403: errorResponse(
         "insufficient_scope, or forbidden: a namespace outside the API key's confinement",
       ),

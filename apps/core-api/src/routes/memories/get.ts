@@ -3,7 +3,12 @@
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  NoQuerySchema,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import { MemorySchema } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
@@ -25,7 +30,7 @@ export function registerGetMemory(app: App, deps: AppDeps, services: Services): 
     },
     responses: {
       200: { description: "The memory", content: { "application/json": { schema: MemorySchema } } },
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),

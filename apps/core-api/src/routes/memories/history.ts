@@ -5,7 +5,12 @@
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  NoQuerySchema,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import { MemoryHistorySchema } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
@@ -27,7 +32,7 @@ export function registerGetMemoryHistory(app: App, deps: AppDeps, services: Serv
         description: "The versions (deleted ones left out), oldest first",
         content: { "application/json": { schema: MemoryHistorySchema } },
       },
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       403: errorResponse("insufficient_scope"),
       404: errorResponse("not_found"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),

@@ -3,7 +3,11 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import { MemorySchema, NamespaceSchema } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
@@ -41,7 +45,7 @@ export function registerListMemories(app: App, deps: AppDeps, services: Services
         content: { "application/json": { schema: MemoryPageSchema } },
       },
       400: errorResponse("invalid_request"),
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },

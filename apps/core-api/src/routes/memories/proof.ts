@@ -5,7 +5,12 @@
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  NoQuerySchema,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import { ProofBundleSchema } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
@@ -31,7 +36,7 @@ export function registerGetMemoryProof(app: App, deps: AppDeps, services: Servic
           "The proof bundle (checkpoint, inclusionProof and anchor are null until anchored)",
         content: { "application/json": { schema: ProofBundleSchema } },
       },
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       403: errorResponse("insufficient_scope"),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
       404: errorResponse("not_found"),

@@ -5,7 +5,12 @@
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  NoQuerySchema,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import { CreatedMemorySchema, CreateMemoryBodySchema } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
@@ -35,7 +40,7 @@ export function registerPutMemory(app: App, deps: AppDeps, services: Services): 
         content: { "application/json": { schema: CreatedMemorySchema } },
       },
       400: errorResponse("invalid_request"),
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       403: errorResponse(
         "insufficient_scope, or forbidden: a namespace outside the API key's confinement",
       ),

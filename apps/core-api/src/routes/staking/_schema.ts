@@ -4,7 +4,11 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { errorResponse, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  errorResponse,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 
 /** Lamports as a decimal string. */
 const Lamports = z.string().openapi({ example: "1000000000", description: "lamports" });
@@ -20,7 +24,7 @@ export const LotSchema = z
 
 /** The answers every staking route shares when the chain cannot be read. */
 export const chainErrorResponses = {
-  401: errorResponse("unauthorized"),
+  401: unauthorizedResponse(),
   429: rateLimitedResponse("rate_limited: too many requests with this credential"),
   503: errorResponse("chain_unavailable (the chain RPC read failed) or staking_not_configured"),
 } as const;

@@ -5,7 +5,11 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { revokeExtensionToken } from "@verifiable-memory/auth";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  NoQuerySchema,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { requireExtensionToken } from "../../middleware/token.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -23,7 +27,7 @@ export function registerPostLogout(app: App, deps: AppDeps): void {
     request: { query: NoQuerySchema },
     responses: {
       204: { description: "Revoked" },
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });

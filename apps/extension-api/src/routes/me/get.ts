@@ -3,7 +3,11 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, NoQuerySchema, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import {
+  NoQuerySchema,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from "@verifiable-memory/http-kit";
 import type { App, AppDeps } from "../../context.js";
 import { requireExtensionToken } from "../../middleware/token.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -29,7 +33,7 @@ export function registerGetMe(app: App, deps: AppDeps): void {
     request: { query: NoQuerySchema },
     responses: {
       200: { description: "The caller", content: { "application/json": { schema: MeSchema } } },
-      401: errorResponse("unauthorized"),
+      401: unauthorizedResponse(),
       429: rateLimitedResponse("rate_limited: too many requests with this credential"),
     },
   });
