@@ -104,6 +104,7 @@ function createServices(deps: AppDeps): Services {
     recallCacheMaxBytes: deps.config.recallCacheMaxBytes,
     recallSegmentLeaves: deps.config.recallSegmentLeaves,
     recallLanguage: deps.config.recallLanguage,
+    vectors: deps.vectors,
     chain:
       deps.chain ??
       rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId, deps.config.siws.chainId),

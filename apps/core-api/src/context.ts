@@ -14,6 +14,7 @@ import type {
   EventHub,
   ExpectedAppend,
   MemoryDomain,
+  VectorIndexer,
 } from "@verifiable-memory/memory";
 import type { Logger } from "pino";
 import type { Config } from "./env.js";
@@ -36,6 +37,11 @@ export interface AppDeps {
    * the route, which LISTENs from the first stream on and which nothing closes.
    */
   readonly events?: EventHub;
+  /**
+   * The background embedder over the configured embedding model (EMBEDDINGS): writes feed it,
+   * semantic and hybrid searches embed their query with it. Absent: those ranks are refused.
+   */
+  readonly vectors?: VectorIndexer;
   /** Milliseconds between two heartbeat comments of a `GET /events` stream; default 15 000. */
   readonly eventsHeartbeatMs?: number;
 }

@@ -24,6 +24,12 @@ import {
   url,
 } from "@verifiable-memory/app-config";
 import { loadKeypairFile } from "@verifiable-memory/chain-commit";
+import {
+  checkEmbeddingsEnv,
+  type EmbeddingSettings,
+  embeddingSettings,
+  embeddingsFields,
+} from "@verifiable-memory/embeddings";
 import { MasterKeyring } from "@verifiable-memory/envelope-crypto";
 import { z } from "zod";
 
@@ -41,39 +47,43 @@ const PUBLIC_CLUSTER_RPC: Readonly<Record<string, string>> = {
 /** The console's build in this checkout (`pnpm build` writes it): apps/console/dist. */
 const CHECKOUT_CONSOLE_DIR = fileURLToPath(new URL("../../console/dist", import.meta.url));
 
-const schema = z.object({
-  DATABASE_URL: databaseUrl,
-  DATA_DIR: z.string().min(1).default("./.data"),
-  JWT_SECRET: z.string({ error: "is required" }).min(32, "must be at least 32 characters"),
-  MASTER_ENCRYPTION_KEY: masterKey,
-  MASTER_ENCRYPTION_KEYS_PREVIOUS: previousMasterKeys,
-  SIWS_DOMAIN: siwsDomain,
-  SIWS_URI: z.url(),
-  SIWS_CHAIN_ID: siwsChainId,
-  SERVICE_NAME: z
-    .string()
-    .min(1)
-    .regex(/^[^\n\r]+$/, "must be one line"),
-  PUBLIC_BASE_URL: z.url(),
-  PORT: port(8787),
-  CORS_ORIGINS: optionalText,
-  CHAIN_RPC_URL: url.optional(),
-  LOCAL_CHAIN_PORT: z.coerce.number().int().min(1).max(65535).default(8899),
-  SERVICE_PROGRAM_ID: base58PublicKey.default(LOCAL_PROGRAM_ID),
-  AUTHORITY_KEYPAIR_PATH: optionalText,
-  RECALL_CACHE_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(256 * 1024 * 1024),
-  RECALL_SEGMENT_LEAVES: z.coerce.number().int().min(0).max(1_048_576).default(4096),
-  RECALL_LANGUAGE: recallLanguage,
-  RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
-  RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
-  TRUST_PROXY: flag(false),
-  CONSOLE_CHAIN_RPC_URL: url.optional(),
-  CONSOLE_DIR: optionalText,
-});
+const schema = z
+  .object({
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: z.string().min(1).default("./.data"),
+    JWT_SECRET: z.string({ error: "is required" }).min(32, "must be at least 32 characters"),
+    MASTER_ENCRYPTION_KEY: masterKey,
+    MASTER_ENCRYPTION_KEYS_PREVIOUS: previousMasterKeys,
+    SIWS_DOMAIN: siwsDomain,
+    SIWS_URI: z.url(),
+    SIWS_CHAIN_ID: siwsChainId,
+    SERVICE_NAME: z
+      .string()
+      .min(1)
+      .regex(/^[^\n\r]+$/, "must be one line"),
+    PUBLIC_BASE_URL: z.url(),
+    PORT: port(8787),
+    CORS_ORIGINS: optionalText,
+    CHAIN_RPC_URL: url.optional(),
+    LOCAL_CHAIN_PORT: z.coerce.number().int().min(1).max(65535).default(8899),
+    SERVICE_PROGRAM_ID: base58PublicKey.default(LOCAL_PROGRAM_ID),
+    AUTHORITY_KEYPAIR_PATH: optionalText,
+    RECALL_CACHE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(256 * 1024 * 1024),
+    RECALL_SEGMENT_LEAVES: z.coerce.number().int().min(0).max(1_048_576).default(4096),
+    RECALL_LANGUAGE: recallLanguage,
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
+    RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
+    TRUST_PROXY: flag(false),
+    CONSOLE_CHAIN_RPC_URL: url.optional(),
+    CONSOLE_DIR: optionalText,
+    ...embeddingsFields,
+    EMBEDDINGS_PASS_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  })
+  .superRefine(checkEmbeddingsEnv);
 
 /** The validated configuration. */
 export interface Config {
@@ -103,6 +113,13 @@ export interface Config {
   readonly recallSegmentLeaves: number;
   /** The language of relevance ranking (RECALL_LANGUAGE: `en` or `none`). */
   readonly recallLanguage: "en" | "none";
+  /** The embedding model (EMBEDDINGS and its variables); null when EMBEDDINGS is `none`. */
+  readonly embeddings: EmbeddingSettings | null;
+  /**
+   * Milliseconds between the background embedder's passes over memories without a vector of the
+   * current model (EMBEDDINGS_PASS_INTERVAL_MS, default 60 000; 0: no passes, `pnpm reembed`).
+   */
+  readonly embeddingsPassIntervalMs: number;
   /**
    * Requests a minute per client IP on the unauthenticated routes and per credential on the
    * authenticated ones (docs/protocol.md §12); 0 turns a limit off.
@@ -169,6 +186,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     recallCacheMaxBytes: v.RECALL_CACHE_MAX_BYTES,
     recallSegmentLeaves: v.RECALL_SEGMENT_LEAVES,
     recallLanguage: v.RECALL_LANGUAGE,
+    embeddings: embeddingSettings(v),
+    embeddingsPassIntervalMs: v.EMBEDDINGS_PASS_INTERVAL_MS,
     rateLimits: {
       anonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
       authenticatedPerMinute: v.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,

@@ -11,6 +11,7 @@ import {
   StakingNotConfiguredError,
 } from "@verifiable-memory/chain-commit";
 import { InvalidCursorError } from "@verifiable-memory/db-schema";
+import { EmbeddingsError } from "@verifiable-memory/embeddings";
 import {
   BASE_STATUS,
   createErrorHandler,
@@ -38,6 +39,7 @@ export type ErrorCode =
   | "invalid_transaction"
   | "method_not_allowed"
   | "chain_unavailable"
+  | "embeddings_unavailable"
   | "staking_not_configured";
 
 /** The HTTP status of each code: the shared ones, and this API's own. */
@@ -56,6 +58,7 @@ const STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   grant_exhausted: 410,
   grant_revoked: 410,
   chain_unavailable: 503,
+  embeddings_unavailable: 503,
   staking_not_configured: 503,
 };
 
@@ -93,6 +96,12 @@ function translateError(err: Error): ApiError | undefined {
       "chain_unavailable",
       "the transaction was sent but not confirmed in time; check its signature later",
       { signature: err.signature },
+    );
+  }
+  if (err instanceof EmbeddingsError) {
+    return new ApiError(
+      "embeddings_unavailable",
+      `the embedding model could not embed the query (${err.code}); try again, or rank by relevance`,
     );
   }
   if (err instanceof StakingNotConfiguredError) {

@@ -3,12 +3,19 @@
  * master-key check → app → HTTP server (@verifiable-memory/http-kit's runHttpProcess). Exits 1 naming the
  * variable when the config is invalid, or naming the master key id when some stored data key is
  * wrapped under a key that is not configured; on SIGINT, SIGTERM or SIGHUP stops accepting, ends
- * the open `GET /events` streams, finishes in-flight requests, closes the database.
+ * the open `GET /events` streams, stops the background embedder (EMBEDDINGS), finishes in-flight
+ * requests, closes the database.
  * @module
  */
 import { systemClock } from "@verifiable-memory/clock";
+import { createEmbeddingProvider } from "@verifiable-memory/embeddings";
 import { runHttpProcess } from "@verifiable-memory/http-kit";
-import { checkMasterKeys, EventHub, MissingMasterKeyError } from "@verifiable-memory/memory";
+import {
+  checkMasterKeys,
+  EventHub,
+  MissingMasterKeyError,
+  VectorIndexer,
+} from "@verifiable-memory/memory";
 import pino from "pino";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./env.js";
@@ -28,6 +35,8 @@ try {
 
 /** The process's `GET /events` hub; closed on shutdown so open event streams end. */
 let events: EventHub | undefined;
+/** The background embedder (EMBEDDINGS); its passes stop on shutdown. */
+let vectors: VectorIndexer | undefined;
 
 try {
   await runHttpProcess({
@@ -43,9 +52,32 @@ try {
     },
     app: (db) => {
       events = new EventHub({ db, logger });
-      return createApp({ db, config, clock: systemClock, logger, events });
+      if (config.embeddings !== null) {
+        vectors = new VectorIndexer({
+          db,
+          provider: createEmbeddingProvider(config.embeddings),
+          masterKeys: config.masterKeys,
+          namespaces: config.embeddings.namespaces,
+          batchSize: config.embeddings.batchSize,
+          onError: (error) => logger.warn({ err: error }, "background embedding failed"),
+        });
+        if (config.embeddingsPassIntervalMs > 0) {
+          vectors.startPasses(config.embeddingsPassIntervalMs);
+        }
+      }
+      return createApp({
+        db,
+        config,
+        clock: systemClock,
+        logger,
+        events,
+        ...(vectors === undefined ? {} : { vectors }),
+      });
     },
-    onStop: () => events?.close(),
+    onStop: () => {
+      vectors?.close();
+      return events?.close();
+    },
   });
 } catch (error) {
   if (error instanceof MissingMasterKeyError) {

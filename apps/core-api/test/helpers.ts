@@ -5,6 +5,8 @@
  * @module
  */
 
+import { createEmbeddingProvider } from "@verifiable-memory/embeddings";
+import { VectorIndexer } from "@verifiable-memory/memory";
 import { recordCheckpoint as recordAnchoredCheckpoint } from "@verifiable-memory/memory/testing";
 import {
   type TestApp as KitTestApp,
@@ -14,7 +16,7 @@ import {
   type TestUser,
 } from "@verifiable-memory/testkit";
 import { createApp } from "../src/app.js";
-import type { App } from "../src/context.js";
+import type { App, AppDeps } from "../src/context.js";
 import { type Config, loadConfig } from "../src/env.js";
 
 export {
@@ -33,17 +35,45 @@ export {
   type Wallet,
 } from "@verifiable-memory/testkit";
 
-/** A running core-api. */
-export type TestApp = KitTestApp<Config, App>;
+/** A running core-api, and its background embedder when EMBEDDINGS is set. */
+export type TestApp = KitTestApp<Config, App> & { readonly vectors?: VectorIndexer };
 
 /**
  * Starts core-api on a fresh database (or on `shareDatabaseOf`'s database, for multi-instance
- * tests) with testkit's TEST_ENV plus `options.env`. `logger` defaults to a silent one.
+ * tests) with testkit's TEST_ENV plus `options.env`. `logger` defaults to a silent one. With
+ * EMBEDDINGS set, a background embedder as main.ts makes one (`deps.vectors`; no timed passes:
+ * tests run `runPass` themselves).
  */
-export function startTestApp(
+export async function startTestApp(
   options: StartTestAppOptions & { clock?: TestClock } = {},
 ): Promise<TestApp> {
-  return startKitTestApp({ loadConfig, createApp }, options);
+  let vectors: VectorIndexer | undefined;
+  const started = await startKitTestApp(
+    {
+      loadConfig,
+      createApp: (deps: Omit<AppDeps, "vectors">) => {
+        const settings = deps.config.embeddings;
+        if (settings !== null) {
+          vectors = new VectorIndexer({
+            db: deps.db,
+            provider: createEmbeddingProvider(settings),
+            masterKeys: deps.config.masterKeys,
+            namespaces: settings.namespaces,
+          });
+        }
+        return createApp(vectors === undefined ? deps : { ...deps, vectors });
+      },
+    },
+    options,
+  );
+  return {
+    ...started,
+    ...(vectors === undefined ? {} : { vectors }),
+    close: async () => {
+      vectors?.close();
+      await started.close();
+    },
+  };
 }
 
 /**

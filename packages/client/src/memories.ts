@@ -61,7 +61,7 @@ export interface MemoryCalls {
   ): Promise<CreatedMemory[]>;
   /**
    * Recalls memories: `POST /memories/search`. Substring match (case-insensitive by default),
-   * newest first, or BM25 with `rank: "relevance"`; filters on metadata, namespace and time.
+   * newest first, or BM25 with `rank: "relevance"` (semantic and hybrid with an embedding model); filters on metadata, namespace and time.
    * @param query the text to find; may be undefined when a filter is given.
    * @param options `limit` (1–200, default 20), `caseSensitive`, `metadata`, `namespace`,
    *   `namespacePrefix`, `createdAfter`, `createdBefore`, `rank`, `includeSuperseded`, `cursor`.

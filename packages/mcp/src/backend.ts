@@ -36,7 +36,7 @@ export interface StoredMemory {
   readonly supersededBy: string | null;
 }
 
-/** A recalled memory: decrypted content, and its BM25 score under `rank: "relevance"`. */
+/** A recalled memory: decrypted content, and its score under a rank other than `recency`. */
 export interface RecalledMemory extends StoredMemory {
   readonly content: string;
   readonly score?: number | undefined;

@@ -201,17 +201,20 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
     description:
       "Search the user's stored memories. Use it before answering anything that may depend on " +
       "what was learned earlier (preferences, facts about the user or project, past decisions). " +
-      '`query` is a substring to find (case-insensitive by default), or search terms with `rank: "relevance"`; ' +
+      '`query` is a substring to find (case-insensitive by default), or search terms with `rank: "relevance"` ' +
+      '(or by meaning with `"semantic"` or `"hybrid"`, when the service has an embedding model); ' +
       "`metadata`, `namespace` and the time range filter. Returns the decrypted memories, newest " +
-      "first (or by relevance), each with its `id` and `anchored`; `nextCursor` reads the next page. " +
+      "first (or by rank), each with its `id` and `anchored`; `nextCursor` reads the next page. " +
       "To browse without a query, use list.",
     schema: SearchBodySchema,
     parameters: {
       query:
-        'Text to find: a substring every match contains, or with rank "relevance" the search terms. ' +
+        'Text to find: a substring every match contains, or with another rank the search terms or meaning. ' +
         "May be omitted only when a filter is given",
       caseSensitive: "Match the query's case exactly (default false)",
-      rank: '"recency" (newest first, the default) or "relevance" (BM25 ranking; needs a query)',
+      rank:
+        '"recency" (newest first, the default), "relevance" (BM25 ranking), "semantic" (by meaning) or ' +
+        '"hybrid" (both fused); all but "recency" need a query',
       ...FILTERS,
     },
     annotations: { readOnlyHint: true, openWorldHint: false },

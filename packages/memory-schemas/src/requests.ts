@@ -84,7 +84,7 @@ const IsoTimeSchema = z.iso.datetime({ offset: true });
 export const SearchFieldsSchema = z.strictObject({
   query: ContentSchema.optional().openapi({
     description:
-      "recency: a substring every match holds; relevance: the terms to score. Optional when a filter is given",
+      "recency: a substring every match holds; relevance: the terms to score; semantic and hybrid: the text whose meaning is searched. Optional for recency when a filter is given",
   }),
   limit: z
     .number()
@@ -110,9 +110,9 @@ export const SearchFieldsSchema = z.strictObject({
   createdBefore: IsoTimeSchema.optional().openapi({
     description: "only memories created strictly before this ISO 8601 time (with an offset)",
   }),
-  rank: z.enum(["recency", "relevance"]).default("recency").openapi({
+  rank: z.enum(["recency", "relevance", "semantic", "hybrid"]).default("recency").openapi({
     description:
-      '"recency" (newest first, the default) or "relevance" (BM25 over the text; needs a query)',
+      '"recency" (newest first, the default), "relevance" (BM25 over the text), "semantic" (cosine similarity of embeddings) or "hybrid" (reciprocal rank fusion of both); all but recency need a query, semantic and hybrid an embedding model (EMBEDDINGS)',
   }),
   includeSuperseded: z.boolean().default(false).openapi({
     description: "also versions replaced by an update (default false: current versions only)",
@@ -122,7 +122,7 @@ export const SearchFieldsSchema = z.strictObject({
   }),
 });
 
-/** `POST /memories/search` body: a query, or a filter without one; relevance needs a query. */
+/** `POST /memories/search` body: a query, or a filter without one; every rank but recency needs a query. */
 export const SearchBodySchema = SearchFieldsSchema.superRefine((body, ctx) => {
   const filtered =
     body.metadata !== undefined ||
@@ -137,8 +137,8 @@ export const SearchBodySchema = SearchFieldsSchema.superRefine((body, ctx) => {
       message: "query is required unless a metadata, namespace or time filter is given",
     });
   }
-  if (body.rank === "relevance" && body.query === undefined) {
-    ctx.addIssue({ code: "custom", path: ["query"], message: "relevance ranking needs a query" });
+  if (body.rank !== "recency" && body.query === undefined) {
+    ctx.addIssue({ code: "custom", path: ["query"], message: `${body.rank} ranking needs a query` });
   }
 });
 

@@ -14,6 +14,7 @@ import { MemoryService } from "./memories.js";
 import { type AnchorChain, ProofService } from "./proofs.js";
 import { RecallCache } from "./recall/cache.js";
 import type { RecallLanguage } from "./recall/lexical-analyser.js";
+import type { VectorIndexer } from "./vectors.js";
 
 /** The memory services of one process. */
 export interface MemoryDomain {
@@ -22,6 +23,8 @@ export interface MemoryDomain {
   /** Users' data keys, unwrapped once per user (the wrapped key is still loaded per request). */
   readonly dataKeys: DataKeys;
   readonly recall: RecallCache;
+  /** The background embedder (EMBEDDINGS); null when no model is configured. */
+  readonly vectors: VectorIndexer | null;
   readonly memories: MemoryService;
   readonly proofs: ProofService;
   /** Anchored checkpoints and namespaces with counts (the console's overviews). */
@@ -36,6 +39,8 @@ export interface MemoryDomain {
  * @param deps.recallCacheMaxBytes bound of the decrypted recall cache, bytes (0 disables it).
  * @param deps.recallSegmentLeaves leaves per sealed recall segment (default 4 096; 0: none).
  * @param deps.recallLanguage the language of relevance ranking (default `en`).
+ * @param deps.vectors the background embedder over the embedding model (EMBEDDINGS); absent: no
+ *   semantic or hybrid ranking.
  * @param deps.chain where anchored roots are read for `verify` (docs/protocol.md §6.5 "The
  *   convenience check").
  * @throws RangeError for a malformed bound (from the services' constructors).
@@ -47,6 +52,7 @@ export function createMemoryDomain(deps: {
   readonly recallCacheMaxBytes: number;
   readonly recallSegmentLeaves?: number;
   readonly recallLanguage?: RecallLanguage;
+  readonly vectors?: VectorIndexer | undefined;
   readonly chain: AnchorChain;
 }): MemoryDomain {
   const recall = new RecallCache({
@@ -58,8 +64,15 @@ export function createMemoryDomain(deps: {
   });
   const appendQueue = new AppendQueue(deps.db);
   const dataKeys = new DataKeys(deps.masterKeys);
-  const memories = new MemoryService({ db: deps.db, clock: deps.clock, appendQueue, recall });
+  const vectors = deps.vectors ?? null;
+  const memories = new MemoryService({
+    db: deps.db,
+    clock: deps.clock,
+    appendQueue,
+    recall,
+    ...(vectors === null ? {} : { vectors }),
+  });
   const proofs = new ProofService(deps.db, deps.chain);
   const overview = new LogOverviewService(deps.db);
-  return { appendQueue, dataKeys, recall, memories, proofs, overview };
+  return { appendQueue, dataKeys, recall, vectors, memories, proofs, overview };
 }

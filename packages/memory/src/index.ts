@@ -99,7 +99,16 @@ export {
   type RecallLanguage,
 } from "./recall/lexical-analyser.js";
 export { BM25_B, BM25_K1 } from "./recall/relevance.js";
-export type { MemoryWriter, RecallCursor, RecallQuery, RecallResult } from "./recall/types.js";
+export { FUSION_DEPTH, RRF_K } from "./recall/semantic.js";
+export type {
+  MemoryWriter,
+  QueryVector,
+  RecallCursor,
+  RecallQuery,
+  RecallRank,
+  RecallResult,
+} from "./recall/types.js";
+export { quantise, VectorStore } from "./recall/vector-store.js";
 export {
   CreatedMemoriesSchema,
   CreatedMemorySchema,
@@ -117,3 +126,4 @@ export {
   VerifyResultSchema,
   WriterSchema,
 } from "./schemas.js";
+export { type MemoryToIndex, VectorIndexer, type VectorIndexerOptions } from "./vectors.js";

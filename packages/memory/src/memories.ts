@@ -34,8 +34,9 @@ import { withinConfinement } from "./memory-filter.js";
 import { memoryLeaf } from "./memory-leaf.js";
 import { type MemoryView, memoryView, rowViewSource } from "./memory-view.js";
 import type { RecallCache } from "./recall/cache.js";
-import type { RecallCursor } from "./recall/types.js";
+import type { QueryVector, RecallCursor, RecallRank } from "./recall/types.js";
 import { resealWithout } from "./segments.js";
+import type { VectorIndexer } from "./vectors.js";
 
 /** What `POST /memories` answers (docs/protocol.md §4). */
 export interface CreatedMemory {
@@ -63,11 +64,14 @@ export interface MemoryInput {
 
 /** A recall request, validated by the route (docs/protocol.md §4.5 "Recall"). */
 export interface SearchInput {
-  /** Substring (recency) or terms (relevance); optional when a filter is given. */
+  /**
+   * Substring (recency) or terms and meaning (relevance, semantic, hybrid); optional when a
+   * filter is given, required by semantic and hybrid.
+   */
   readonly query?: string | undefined;
   readonly limit: number;
   readonly caseSensitive: boolean;
-  readonly rank: "recency" | "relevance";
+  readonly rank: RecallRank;
   /** Metadata conditions (equality or operator objects), validated. */
   readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   readonly namespace?: string | undefined;
@@ -94,6 +98,8 @@ export interface MemoryServiceDeps {
   readonly clock: Clock;
   readonly appendQueue: AppendQueue;
   readonly recall: RecallCache;
+  /** The background embedder and query embeddings (EMBEDDINGS); absent when `none`. */
+  readonly vectors?: VectorIndexer | undefined;
 }
 
 /** Memory operations for one authenticated caller and their data key. */
@@ -155,6 +161,15 @@ export class MemoryService {
       this.sealNew(caller, dataKey, input, namespaces[i] ?? null, writtenBy, null, createdAt),
     );
     const leaves = await appender.appendAll(caller.userId, rows);
+    this.deps.vectors?.enqueue(
+      caller.userId,
+      dataKey,
+      rows.map((row, i) => ({
+        id: row.id,
+        namespace: row.namespace,
+        content: (inputs[i] as MemoryInput).content,
+      })),
+    );
     return rows.map((row, i) => createdView(row, (leaves[i] as AppendedLeaf).leafIndex, writtenBy));
   }
 
@@ -191,6 +206,9 @@ export class MemoryService {
     if (result.status === "conflict") {
       throw new MemoryConflictError(result.reason);
     }
+    this.deps.vectors?.enqueue(caller.userId, dataKey, [
+      { id: row.id, namespace, content: input.content },
+    ]);
     return createdView(row, result.leafIndex, writtenBy);
   }
 
@@ -319,19 +337,29 @@ export class MemoryService {
   }
 
   /**
-   * Recall through the recall cache (docs/protocol.md §4.5 "Recall"): the filters, then recency or
-   * relevance ranking, one page; `anchored` comes from the latest anchored checkpoint.
-   * @throws MemoryDomainError `invalid_request` for a cursor this search did not issue.
+   * Recall through the recall cache (docs/protocol.md §4.5 "Recall"): the filters, then recency,
+   * relevance, semantic or hybrid ranking, one page; `anchored` comes from the latest anchored
+   * checkpoint. Semantic and hybrid embed the query first (the query lane of the model).
+   * @throws MemoryDomainError `invalid_request` for a cursor this search did not issue, or a
+   *   semantic or hybrid search without a query or without an embedding model (EMBEDDINGS=none);
+   *   EmbeddingsError (`@verifiable-memory/embeddings`) when the model fails on the query.
    */
   async search(
     caller: Caller,
     dataKey: Uint8Array,
     input: SearchInput,
-  ): Promise<{ items: MemoryView[]; scanned: number; nextCursor: string | null }> {
+  ): Promise<{
+    items: MemoryView[];
+    scanned: number;
+    nextCursor: string | null;
+    unranked?: number;
+  }> {
     const after =
       input.cursor === undefined ? undefined : decodeSearchCursor(input.cursor, input.rank);
+    const vector = await this.queryVector(input);
     const [result, checkpoint] = await Promise.all([
       this.deps.recall.search(caller.userId, dataKey, {
+        vector,
         query: input.query,
         caseSensitive: input.caseSensitive,
         rank: input.rank,
@@ -357,7 +385,24 @@ export class MemoryService {
       ),
       scanned: result.scanned,
       nextCursor: result.more && last ? encodeSearchCursor(input.rank, last) : null,
+      ...(result.unranked === undefined ? {} : { unranked: result.unranked }),
     };
+  }
+
+  /** The query's vector for semantic and hybrid searches; undefined for the other ranks. */
+  private async queryVector(input: SearchInput): Promise<QueryVector | undefined> {
+    if (input.rank !== "semantic" && input.rank !== "hybrid") {
+      return undefined;
+    }
+    const refuse = (message: string, path: string) =>
+      new MemoryDomainError("invalid_request", message, [{ path: [path], message }]);
+    if (this.deps.vectors === undefined) {
+      throw refuse(`rank "${input.rank}" needs an embedding model (EMBEDDINGS is none)`, "rank");
+    }
+    if (input.query === undefined || input.query.trim() === "") {
+      throw refuse(`rank "${input.rank}" needs a query`, "query");
+    }
+    return this.deps.vectors.embedQuery(input.query);
   }
 }
 
@@ -409,12 +454,9 @@ function createdView(
 const SEARCH_CURSOR = "search.v1";
 
 /** The opaque cursor after `last` of a search page (base64url JSON). */
-function encodeSearchCursor(
-  rank: "recency" | "relevance",
-  last: { leafIndex: number; score?: number },
-): string {
+function encodeSearchCursor(rank: RecallRank, last: { leafIndex: number; score?: number }): string {
   const body =
-    rank === "relevance"
+    rank !== "recency"
       ? { k: SEARCH_CURSOR, r: rank, l: last.leafIndex, s: last.score ?? 0 }
       : { k: SEARCH_CURSOR, r: rank, l: last.leafIndex };
   return Buffer.from(JSON.stringify(body)).toString("base64url");
@@ -425,7 +467,7 @@ function encodeSearchCursor(
  * @throws MemoryDomainError `invalid_request` for a cursor this search (with this rank) did not
  *   issue.
  */
-function decodeSearchCursor(cursor: string, rank: "recency" | "relevance"): RecallCursor {
+function decodeSearchCursor(cursor: string, rank: RecallRank): RecallCursor {
   const invalid = () =>
     new MemoryDomainError("invalid_request", "invalid cursor", [
       { path: ["cursor"], message: "the cursor is not valid for this search" },
@@ -443,11 +485,11 @@ function decodeSearchCursor(cursor: string, rank: "recency" | "relevance"): Reca
     value.k !== SEARCH_CURSOR ||
     value.r !== rank ||
     !Number.isSafeInteger(value.l) ||
-    (rank === "relevance" && (typeof value.s !== "number" || !Number.isFinite(value.s)))
+    (rank !== "recency" && (typeof value.s !== "number" || !Number.isFinite(value.s)))
   ) {
     throw invalid();
   }
-  return rank === "relevance"
+  return rank !== "recency"
     ? { rank, leafIndex: value.l as number, score: value.s as number }
     : { rank, leafIndex: value.l as number };
 }

@@ -85,7 +85,10 @@ export const MemorySchema = z
     }),
     createdAt: z.string(),
     anchored: z.boolean(),
-    score: z.number().optional().openapi({ description: "BM25 score (rank: relevance only)" }),
+    score: z.number().optional().openapi({
+      description:
+        "relevance: BM25 score; semantic: cosine similarity; hybrid: fused reciprocal-rank score (absent with recency)",
+    }),
   })
   .openapi("Memory");
 
@@ -165,6 +168,10 @@ export const SearchResultSchema = z
       .string()
       .nullable()
       .openapi({ description: "pass as `cursor` for the next page" }),
+    unranked: z.number().int().optional().openapi({
+      description:
+        "semantic and hybrid: memories passing the filter without a vector of the current model (left out of semantic, ranked by BM25 alone in hybrid)",
+    }),
   })
   .openapi("SearchResult");
 

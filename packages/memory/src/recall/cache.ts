@@ -15,21 +15,23 @@ import { isAscii } from "node:buffer";
 import type { Clock } from "@verifiable-memory/clock";
 import {
   type Database,
+  listMemoryVectors,
   listSupersededBefore,
   type RecallRow,
   readRecallPage,
   sealRecallSegment,
   streamRecallSegments,
 } from "@verifiable-memory/db-schema";
-import { decryptBody } from "@verifiable-memory/envelope-crypto";
+import { decryptBody, decryptVector } from "@verifiable-memory/envelope-crypto";
 import { SALT_BYTES } from "../memory-body.js";
 import { openSegment, sealSegment } from "../segments.js";
 import { type LexicalAnalyser, lexicalAnalyser, type RecallLanguage } from "./lexical-analyser.js";
 import { segmentEntries } from "./log-segments.js";
 import { scan } from "./search.js";
 import { TAIL_ENTRIES } from "./text-blocks.js";
-import type { RecallQuery, RecallResult } from "./types.js";
+import type { QueryVector, RecallQuery, RecallResult } from "./types.js";
 import { UserLog } from "./user-log.js";
+import { VectorStore } from "./vector-store.js";
 
 /** Options of {@link RecallCache}. */
 export interface RecallCacheOptions {
@@ -118,14 +120,19 @@ export class RecallCache {
       const cached = this.logs.get(userId);
       const changesBefore = cached?.changes;
       const refreshing = this.refresh(userId, dataKey);
+      const vector =
+        query.rank === "semantic" || query.rank === "hybrid" ? query.vector : undefined;
       let early: RecallResult | undefined;
-      if (cached !== undefined) {
+      if (cached !== undefined && vector === undefined) {
         // Handled below; this keeps a failed refresh from being reported unhandled meanwhile.
         refreshing.catch(() => undefined);
         await statementSent();
         early = scan(cached, query);
       }
       const log = await refreshing;
+      if (vector !== undefined) {
+        await this.refreshVectors(userId, dataKey, log, vector);
+      }
       const result =
         early !== undefined && log === cached && log.changes === changesBefore
           ? early
@@ -184,6 +191,49 @@ export class RecallCache {
       this.sealing.delete(userId);
     }
     return inserted;
+  }
+
+  /**
+   * Brings the log's vectors of `vector.modelId` up to date: all of them on first use (or when
+   * the model changed: the other model's are dropped, never compared), then those stored since the
+   * last check less the deletion overlap (a vector committed late, or whose memory this log did not
+   * hold yet, is read again). Each is opened under the data key and quantised.
+   * @throws DecryptionError when a stored vector does not open; database errors.
+   */
+  private async refreshVectors(
+    userId: string,
+    dataKey: Uint8Array,
+    log: UserLog,
+    vector: QueryVector,
+  ): Promise<void> {
+    const checkStartedAt = this.clock.now().getTime();
+    if (log.vectors?.modelId !== vector.modelId) {
+      log.bytes -= log.vectors?.bytes ?? 0;
+      log.vectors = new VectorStore(vector.modelId, vector.values.length);
+      log.bytes += log.vectors.bytes;
+      log.vectorsCheckedAt = null;
+    }
+    const store = log.vectors;
+    const rows = await listMemoryVectors(this.db, userId, vector.modelId, log.vectorsCheckedAt);
+    const context = { userId, memoryId: "", modelId: vector.modelId };
+    for (const row of rows) {
+      const position = log.positionOfLeaf(row.leafIndex);
+      if (
+        log.leafIndexes[position] !== row.leafIndex ||
+        !log.isLive(position) ||
+        store.has(position)
+      ) {
+        continue;
+      }
+      context.memoryId = row.memoryId;
+      const values = decryptVector(dataKey, row, context);
+      if (values.length !== store.dimensions) {
+        continue;
+      }
+      log.bytes += store.add(position, values);
+      log.changes++;
+    }
+    log.vectorsCheckedAt = new Date(checkStartedAt - this.overlapMs);
   }
 
   /** Drops a deleted memory from the user's cached log at once (this process's own deletes). */

@@ -1,25 +1,98 @@
 /**
  * Relevance ranking of recall over a user's cached log: Okapi BM25 (relevance.ts) through the
- * log's inverted index, the best `limit + 1` kept in a bounded sorted list.
+ * log's inverted index, the best `limit + 1` kept in a bounded sorted list; and that bounded list
+ * itself, which the semantic and hybrid ranks (semantic.ts) share.
  * @module
  */
 import { inverseDocumentFrequency, termScore } from "./relevance.js";
 import type { RecallQuery, RecallResult } from "./types.js";
 import type { UserLog } from "./user-log.js";
 
+/** Where a scored page starts: after this (score, leaf index), both descending. */
+export interface ScoreCursor {
+  readonly score: number;
+  readonly leafIndex: number;
+}
+
 /**
- * Relevance ranking over the log's inverted index: the query's terms (the log's analyser; a query
- * of stop words only reads the stop-word index), each term's postings giving its live document
- * frequency and the BM25 contributions; the memories passing `accept` and coming after the cursor
- * are kept in a bounded sorted list of `limit + 1` (score, then leaf index, both descending).
- * `scanned` is every live memory.
+ * A bounded list of the best `want` positions by (score, leaf index), both descending: a
+ * candidate enters when it comes after the cursor, beats the worst kept and passes `accept`
+ * (asked last: the costliest check).
  */
-export function rankByRelevance(
+export class BestList {
+  /** Positions kept, best first. */
+  readonly positions: number[] = [];
+  private readonly scores: number[] = [];
+
+  constructor(
+    private readonly want: number,
+    private readonly leafOf: (position: number) => number,
+    private readonly accept: (position: number) => boolean,
+    private readonly after?: ScoreCursor,
+  ) {}
+
+  /** Offers `position` with `score`. */
+  offer(position: number, score: number): void {
+    const leaf = this.leafOf(position);
+    const { after, positions, scores, want } = this;
+    if (
+      after !== undefined &&
+      !(score < after.score || (score === after.score && leaf < after.leafIndex))
+    ) {
+      return;
+    }
+    if (positions.length === want) {
+      const worst = scores[want - 1] as number;
+      if (score < worst || (score === worst && leaf < this.leafOf(positions[want - 1] as number))) {
+        return;
+      }
+    }
+    if (!this.accept(position)) {
+      return;
+    }
+    let low = 0;
+    let high = positions.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const s = scores[middle] as number;
+      if (s > score || (s === score && this.leafOf(positions[middle] as number) > leaf)) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    positions.splice(low, 0, position);
+    scores.splice(low, 0, score);
+    if (positions.length > want) {
+      positions.pop();
+      scores.pop();
+    }
+  }
+
+  /** One page of `limit`: the entries with their scores, and whether more follow. */
+  page(log: UserLog, limit: number, scanned: number, unranked?: number): RecallResult {
+    const items = this.positions
+      .slice(0, limit)
+      .map((position, i) => ({ ...log.entry(position), score: this.scores[i] as number }));
+    return {
+      items,
+      scanned,
+      more: this.positions.length > limit,
+      ...(unranked === undefined ? {} : { unranked }),
+    };
+  }
+}
+
+/**
+ * The BM25 score of every live memory holding a query term: the query's terms (the log's
+ * analyser; a query of stop words only reads the stop-word index), each term's postings giving
+ * its live document frequency and the contributions. `touched` lists the scored positions.
+ */
+export function bm25Scores(
   log: UserLog,
-  query: RecallQuery,
-  accept: (position: number) => boolean,
-): RecallResult {
-  const { terms, stop } = log.analyser.queryTerms(query.query ?? "");
+  text: string,
+): { scores: Float64Array; touched: number[] } {
+  const { terms, stop } = log.analyser.queryTerms(text);
   const lengths = log.termIndex();
   const index = stop ? log.stopIndex() : lengths;
   const live = log.liveCount;
@@ -56,47 +129,29 @@ export function rankByRelevance(
         );
     }
   }
-  const leafOf = (position: number) => log.leafIndexes[position] as number;
+  return { scores, touched };
+}
+
+/**
+ * Relevance ranking over the log's inverted index ({@link bm25Scores}); the memories passing
+ * `accept` and coming after the cursor are kept in a {@link BestList} of `limit + 1` (score, then
+ * leaf index, both descending). `scanned` is every live memory.
+ */
+export function rankByRelevance(
+  log: UserLog,
+  query: RecallQuery,
+  accept: (position: number) => boolean,
+): RecallResult {
+  const { scores, touched } = bm25Scores(log, query.query ?? "");
   const after = query.after?.rank === "relevance" ? query.after : undefined;
-  const want = query.limit + 1;
-  // best[0] is the best kept; a candidate enters when it beats the worst kept.
-  const best: number[] = [];
-  const ahead = (a: number, b: number) =>
-    (scores[a] as number) > (scores[b] as number) ||
-    (scores[a] === scores[b] && leafOf(a) > leafOf(b));
+  const best = new BestList(
+    query.limit + 1,
+    (position) => log.leafIndexes[position] as number,
+    accept,
+    after,
+  );
   for (const position of touched) {
-    const score = scores[position] as number;
-    if (
-      after !== undefined &&
-      !(score < after.score || (score === after.score && leafOf(position) < after.leafIndex))
-    ) {
-      continue;
-    }
-    if (best.length === want && !ahead(position, best[want - 1] as number)) {
-      continue;
-    }
-    if (!accept(position)) {
-      continue;
-    }
-    let low = 0;
-    let high = best.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (ahead(best[middle] as number, position)) {
-        low = middle + 1;
-      } else {
-        high = middle;
-      }
-    }
-    best.splice(low, 0, position);
-    if (best.length > want) {
-      best.pop();
-    }
+    best.offer(position, scores[position] as number);
   }
-  const page = best.slice(0, query.limit);
-  return {
-    items: page.map((position) => ({ ...log.entry(position), score: scores[position] as number })),
-    scanned: live,
-    more: best.length > query.limit,
-  };
+  return best.page(log, query.limit, log.liveCount);
 }

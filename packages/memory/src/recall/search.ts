@@ -1,12 +1,14 @@
 /**
  * Recall over a user's cached log: the filter and the cursor, then recency order (a substring
  * found by `indexOf` over text blocks, or the newest memories passing the filter, read from an
- * equality index when the filter has an equality condition) or relevance order (ranking.ts).
+ * equality index when the filter has an equality condition), relevance order (ranking.ts), or
+ * semantic and hybrid order (semantic.ts).
  * @module
  */
 import { compileFilter, equalityConditions, type MemoryPredicate } from "../memory-filter.js";
 import type { PositionList } from "./indexes.js";
 import { rankByRelevance } from "./ranking.js";
+import { rankByHybrid, rankBySemantic } from "./semantic.js";
 import { blockMatches, type TextBlock } from "./text-blocks.js";
 import type { RecallQuery, RecallResult } from "./types.js";
 import type { UserLog } from "./user-log.js";
@@ -35,6 +37,12 @@ export function scan(log: UserLog, query: RecallQuery): RecallResult {
   };
   if (query.rank === "relevance") {
     return rankByRelevance(log, query, accept);
+  }
+  if (query.rank === "semantic") {
+    return rankBySemantic(log, query, accept);
+  }
+  if (query.rank === "hybrid") {
+    return rankByHybrid(log, query, accept);
   }
   const before = query.after?.leafIndex;
   const acceptBefore =

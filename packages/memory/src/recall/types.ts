@@ -25,7 +25,7 @@ export interface RecallEntry {
   readonly supersededBy: string | null;
   /** Who wrote it; null on version-1 leaves. */
   readonly writtenBy: MemoryWriter | null;
-  /** BM25 score (relevance ranking only). */
+  /** BM25 score (relevance), cosine similarity (semantic) or fused score (hybrid). */
   readonly score?: number;
 }
 
@@ -35,7 +35,23 @@ export type MemoryWriter = LeafWriter;
 /** Where a recall page starts: after this match of the previous page. */
 export type RecallCursor =
   | { readonly rank: "recency"; readonly leafIndex: number }
-  | { readonly rank: "relevance"; readonly score: number; readonly leafIndex: number };
+  | {
+      readonly rank: ScoredRank;
+      readonly score: number;
+      readonly leafIndex: number;
+    };
+
+/** The ranks that order by a score (docs/protocol.md §4.5 "Recall"). */
+export type ScoredRank = "relevance" | "semantic" | "hybrid";
+
+/** Every rank of recall. */
+export type RecallRank = "recency" | ScoredRank;
+
+/** A query's embedding: its model id and values (float32). */
+export interface QueryVector {
+  readonly modelId: string;
+  readonly values: Float32Array;
+}
 
 /** A recall query (docs/protocol.md §4 `POST /memories/search`). */
 export interface RecallQuery {
@@ -48,8 +64,13 @@ export interface RecallQuery {
   readonly caseSensitive: boolean;
   /** Conditions on the clear fields. */
   readonly filter: MemoryFilter;
-  /** `recency` (newest first) or `relevance` (BM25 score, then newest first). */
-  readonly rank: "recency" | "relevance";
+  /**
+   * `recency` (newest first), `relevance` (BM25 score), `semantic` (cosine) or `hybrid`
+   * (reciprocal rank fusion of both); scored ranks break ties newest first.
+   */
+  readonly rank: RecallRank;
+  /** The query's embedding: required by `semantic` and `hybrid` (else nothing has a vector). */
+  readonly vector?: QueryVector | undefined;
   /** At most this many results (1–200). */
   readonly limit: number;
   /** Continue after this match of a previous page. */
@@ -62,4 +83,9 @@ export interface RecallResult {
   readonly scanned: number;
   /** True when matches follow the last item (ask again with it as the cursor). */
   readonly more: boolean;
+  /**
+   * `semantic` and `hybrid`: live memories passing the filter that have no vector of the query's
+   * model (left out of `semantic`, ranked by BM25 alone in `hybrid`).
+   */
+  readonly unranked?: number;
 }

@@ -34,6 +34,7 @@ import {
   type TextBlock,
 } from "./text-blocks.js";
 import type { MemoryWriter, Metadata, RecallEntry } from "./types.js";
+import type { VectorStore } from "./vector-store.js";
 
 /** What {@link UserLog.add} needs of a memory besides its content: a recall row's fields. */
 export type LogEntryFields = Omit<RecallRow, "iv" | "ciphertext">;
@@ -78,6 +79,13 @@ export class UserLog {
   bytes = LOG_BYTES;
   /** The newest leaf index ever added (deletions do not lower it). */
   lastLeafIndex = -1;
+  /**
+   * The vectors of one model (quantised), loaded by the first semantic or hybrid search; null
+   * until then. Counted in {@link bytes}.
+   */
+  vectors: VectorStore | null = null;
+  /** Vectors stored before this time are held (re-read from it on; null: none read yet). */
+  vectorsCheckedAt: Date | null = null;
   /** Leaves [0, sealedEnd) are sealed in recall segments (as far as this log knows). */
   sealedEnd = 0;
   /**
@@ -537,11 +545,13 @@ export class UserLog {
     this.tombstones = 0;
     this.bytes = LOG_BYTES;
     this.indexes = new LogIndexes(this.analyser);
+    const newPositions = new Int32Array(old.ids.length).fill(-1);
     let next = 0;
     for (let position = 0; position < old.ids.length; position++) {
       if (old.sizes[position] === 0) {
         continue;
       }
+      newPositions[position] = next;
       const { content, folded } = texts[next++] as { content: string; folded: string };
       this.metadata.pushFrom(old.metadata, position);
       this.push(
@@ -560,5 +570,9 @@ export class UserLog {
       );
     }
     this.sealTail(TAIL_ENTRIES);
+    if (this.vectors !== null) {
+      this.vectors = this.vectors.remap((position) => newPositions[position] as number);
+      this.bytes += this.vectors.bytes;
+    }
   }
 }

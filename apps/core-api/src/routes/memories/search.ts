@@ -1,7 +1,7 @@
 /**
  * `POST /memories/search` (docs/protocol.md §4.5 "Recall"): recall over the caller's memories,
- * substring or filter (newest first) or BM25 relevance, with metadata operators, namespaces and a
- * cursor.
+ * substring or filter (newest first), BM25 relevance, semantic or hybrid ranking (embeddings),
+ * with metadata operators, namespaces and a cursor.
  * @module
  */
 import { registerSearchMemoriesRoute } from "@verifiable-memory/http-kit";
@@ -14,7 +14,7 @@ import { bearerSecurity } from "../../schemas.js";
 export function registerSearchMemories(app: App, deps: AppDeps, services: Services): void {
   registerSearchMemoriesRoute(app, {
     summary:
-      "Recall memories: substring or filter (newest first) or BM25 relevance, with metadata operators, namespaces and a cursor",
+      "Recall memories: substring or filter (newest first), BM25 relevance, semantic (embeddings) or hybrid ranking, with metadata operators, namespaces and a cursor",
     security: bearerSecurity,
     middleware: [requireAuth(deps), requireScopes("memories:read")],
     body: SearchBodySchema,
