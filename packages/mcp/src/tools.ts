@@ -209,7 +209,7 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
     schema: SearchBodySchema,
     parameters: {
       query:
-        'Text to find: a substring every match contains, or with another rank the search terms or meaning. ' +
+        "Text to find: a substring every match contains, or with another rank the search terms or meaning. " +
         "May be omitted only when a filter is given",
       caseSensitive: "Match the query's case exactly (default false)",
       rank:

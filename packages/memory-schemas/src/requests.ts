@@ -138,7 +138,11 @@ export const SearchBodySchema = SearchFieldsSchema.superRefine((body, ctx) => {
     });
   }
   if (body.rank !== "recency" && body.query === undefined) {
-    ctx.addIssue({ code: "custom", path: ["query"], message: `${body.rank} ranking needs a query` });
+    ctx.addIssue({
+      code: "custom",
+      path: ["query"],
+      message: `${body.rank} ranking needs a query`,
+    });
   }
 });
 

@@ -173,7 +173,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Recall memories: substring or filter (newest first) or BM25 relevance, with metadata operators, namespaces and a cursor */
+        /** Recall memories: substring or filter (newest first), BM25 relevance, semantic (embeddings) or hybrid ranking, with metadata operators, namespaces and a cursor */
         post: operations["searchMemories"];
         delete?: never;
         options?: never;
@@ -656,7 +656,7 @@ export interface components {
             supersededBy: string | null;
             createdAt: string;
             anchored: boolean;
-            /** @description BM25 score (rank: relevance only) */
+            /** @description relevance: BM25 score; semantic: cosine similarity; hybrid: fused reciprocal-rank score (absent with recency) */
             score?: number;
         };
         SearchResult: {
@@ -665,6 +665,8 @@ export interface components {
             scanned: number;
             /** @description pass as `cursor` for the next page */
             nextCursor: string | null;
+            /** @description semantic and hybrid: memories passing the filter without a vector of the current model (left out of semantic, ranked by BM25 alone in hybrid) */
+            unranked?: number;
         };
         /**
          * @description key → value (deep equality) or operators: { "$in": [..] }, { "$gte": n | ISO time }, { "$lte": n | ISO time }, { "$contains": scalar } (arrays)
@@ -1821,7 +1823,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description recency: a substring every match holds; relevance: the terms to score. Optional when a filter is given
+                     * @description recency: a substring every match holds; relevance: the terms to score; semantic and hybrid: the text whose meaning is searched. Optional for recency when a filter is given
                      * @example The user prefers dark mode and answers in French.
                      */
                     query?: string;
@@ -1857,11 +1859,11 @@ export interface operations {
                      */
                     createdBefore?: string;
                     /**
-                     * @description "recency" (newest first, the default) or "relevance" (BM25 over the text; needs a query)
+                     * @description "recency" (newest first, the default), "relevance" (BM25 over the text), "semantic" (cosine similarity of embeddings) or "hybrid" (reciprocal rank fusion of both); all but recency need a query, semantic and hybrid an embedding model (EMBEDDINGS)
                      * @default recency
                      * @enum {string}
                      */
-                    rank?: "recency" | "relevance";
+                    rank?: "recency" | "relevance" | "semantic" | "hybrid";
                     /**
                      * @description also versions replaced by an update (default false: current versions only)
                      * @default false

@@ -9,7 +9,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { systemClock } from "@verifiable-memory/auth";
+import { systemClock } from "@verifiable-memory/clock";
 import { listMemoryVectors } from "@verifiable-memory/db-schema";
 import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
 import { type EmbeddingProvider, formatModelId } from "@verifiable-memory/embeddings";
