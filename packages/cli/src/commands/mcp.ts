@@ -1,5 +1,6 @@
 /**
- * `svc mcp`: serves the memory tools (`remember`, `recall`, `forget`, `prove`, `verify`) to an
+ * `svc mcp`: serves the memory tools (`remember`, `recall`, `list`, `get`, `update`, `history`,
+ * `forget`, `prove`, `verify`) to an
  * MCP client over stdio, with the caller's stored credential (`@verifiable-memory/mcp` runStdioServer over
  * `@verifiable-memory/client`). It runs until the client closes its end.
  * @module

@@ -238,11 +238,25 @@ async function verifyFile(
     bar?.stop();
   }
   const passed = results.filter((r) => r.verified).length;
-  const unknown = results.filter(
-    (r) => r.reason === "chain_unavailable" || r.reason === "consistency_unavailable",
-  ).length;
+  // Unknown, not negative: the chain could not be read, or an old bundle's bridge (the API's
+  // consistency proof) could not be fetched. Each is named with what was not reachable.
+  const chainUnknown = results.filter((r) => r.reason === "chain_unavailable").length;
+  const apiUnknown = results.filter((r) => r.reason === "consistency_unavailable").length;
+  const unknown = chainUnknown + apiUnknown;
   const failed = results.length - passed - unknown;
   rt.exitCode = failed > 0 ? EXIT.negative : unknown > 0 ? EXIT.api : EXIT.ok;
+  const unreachable = [
+    ...(chainUnknown > 0
+      ? [`${chainUnknown} unknown: the chain could not be read at ${chain.rpcUrl}`]
+      : []),
+    ...(apiUnknown > 0
+      ? [
+          `${apiUnknown} unknown: anchored before the chain's current root, they need the API's consistency proof, which could not be fetched from ${
+            chain.apiUrl ?? "(no API URL: pass --api)"
+          } (start the API or pass --api <url>; or export again)`,
+        ]
+      : []),
+  ];
   await out.result(
     {
       verified: failed === 0 && unknown === 0,
@@ -250,7 +264,12 @@ async function verifyFile(
       passed,
       failed,
       unknown,
+      unreachable: {
+        chain: chainUnknown > 0 ? chain.rpcUrl : null,
+        api: apiUnknown > 0 ? (chain.apiUrl ?? null) : null,
+      },
       rpcUrl: chain.rpcUrl,
+      apiUrl: chain.apiUrl ?? null,
       results,
     },
     () => [
@@ -264,7 +283,8 @@ async function verifyFile(
         ),
       `${passed} of ${results.length} verified against ${chain.rpcUrl}${
         failed > 0 ? `; ${failed} NOT verified` : ""
-      }${unknown > 0 ? `; ${unknown} unknown (the chain could not be read)` : ""}`,
+      }`,
+      ...unreachable,
     ],
   );
 }
