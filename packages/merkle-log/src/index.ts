@@ -16,4 +16,21 @@ export {
   inclusionProof,
   inclusionProofNodeIds,
 } from "./proof.js";
+export {
+  decodeEntryBundle,
+  encodeEntryBundle,
+  parseTilePath,
+  readTile,
+  rootFromSource,
+  TILE_HEIGHT,
+  TILE_WIDTH,
+  type TileFetcher,
+  type TileId,
+  TileNodeSource,
+  tileIndexPath,
+  tileNodeIds,
+  tilePath,
+  tilesAt,
+  tileWidthAt,
+} from "./tiles.js";
 export { rootFromInclusionProof, verifyConsistency, verifyInclusion } from "./verify.js";

@@ -104,6 +104,9 @@ func main() {
 	reader := tlog.HashReaderFunc(func(idx []int64) ([]tlog.Hash, error) {
 		r := make([]tlog.Hash, len(idx))
 		for j, k := range idx {
+			if k >= int64(len(hashes)) {
+				return nil, fmt.Errorf("hash %d is not stored", k)
+			}
 			r[j] = hashes[k]
 		}
 		return r, nil

@@ -4,7 +4,14 @@
  * REQUIRE_GO_INTEROP=1, so there a missing toolchain fails instead of skipping.
  */
 import { sha256 } from "@noble/hashes/sha2.js";
-import { CompactRange, hashLeaf, MemoryNodeStore } from "@verifiable-memory/merkle-log";
+import {
+  CompactRange,
+  hashLeaf,
+  MemoryNodeStore,
+  readTile,
+  tilePath,
+  tilesAt,
+} from "@verifiable-memory/merkle-log";
 import { describe, expect, it } from "vitest";
 import { goAvailable, runGo } from "../interop/interop.js";
 import {
@@ -29,7 +36,7 @@ if (!haveGo && process.env.REQUIRE_GO_INTEROP === "1") {
 
 describe.skipIf(!haveGo)("signed notes and trees against Go's sumdb/note and sumdb/tlog", () => {
   const signer = signerFromSeed("localhost:8787/tlog", sha256(Uint8Array.of(7)));
-  const leaves = Array.from({ length: 70 }, (_, i) => new TextEncoder().encode(`entry ${i}\n`));
+  const leaves = Array.from({ length: 600 }, (_, i) => new TextEncoder().encode(`entry ${i}\n`));
   const range = CompactRange.empty();
   const store = new MemoryNodeStore();
   const roots: string[] = [];
@@ -40,7 +47,7 @@ describe.skipIf(!haveGo)("signed notes and trees against Go's sumdb/note and sum
   const texts = [
     formatCheckpoint({
       origin: userLogOrigin(signer.name, "7NjQ1jm2CXG9Rkp6dRbUuGj9CNh5yNmp7NQKtdyHMh9f"),
-      size: 70,
+      size: 600,
       rootHash: range.root(),
       extensions: [],
     }),
@@ -49,7 +56,7 @@ describe.skipIf(!haveGo)("signed notes and trees against Go's sumdb/note and sum
   ];
   const ours = texts.map((t) => signNote(t, [signer]));
   const tampered = [
-    ours[0]?.replace("\n70\n", "\n71\n") as string,
+    ours[0]?.replace("\n600\n", "\n601\n") as string,
     ours[1]?.replace("\n\n", "\n") as string,
     `${ours[2]}x`,
   ];
@@ -86,5 +93,40 @@ describe.skipIf(!haveGo)("signed notes and trees against Go's sumdb/note and sum
 
   it("computes the same RFC 6962 root at every size", () => {
     expect(go.roots).toEqual(roots);
+  });
+});
+
+describe.skipIf(!haveGo)("tiles against Go's sumdb/tlog (tile height 8)", () => {
+  it("writes the same paths (Go's carry the height: tile/8/…) and the same tile bytes", async () => {
+    const store = new MemoryNodeStore();
+    const range = CompactRange.empty();
+    const leaves = Array.from({ length: 600 }, (_, i) => new TextEncoder().encode(`tile ${i}`));
+    for (const leaf of leaves) {
+      store.put(range.append(hashLeaf(leaf)));
+    }
+    const tiles = [
+      ...tilesAt(600),
+      { level: 0, index: 1234067, width: 5 },
+      { level: 2, index: 1000, width: 1 },
+    ];
+    const go = runGo({
+      skey: signerFromSeed("t.example", sha256(Uint8Array.of(1))).skey,
+      vkeys: [],
+      texts: [],
+      notes: [],
+      leaves: leaves.map(encodeBase64),
+      tiles: tiles.map((t) => ({ l: t.level as number, n: t.index, w: t.width })),
+    });
+    expect(go.tilePaths?.map((p) => p.replace(/^tile\/8\//, "tile/"))).toEqual(tiles.map(tilePath));
+    const ours = await Promise.all(
+      tilesAt(600).map(async (t) => encodeBase64(await readTile(store, t))),
+    );
+    expect(go.tileData?.slice(0, ours.length)).toEqual(ours);
+    expect(tilesAt(600).map(tilePath)).toEqual([
+      "tile/0/000",
+      "tile/0/001",
+      "tile/0/002.p/88",
+      "tile/1/000.p/2",
+    ]);
   });
 });
