@@ -98,6 +98,7 @@ export {
   RECALL_LANGUAGES,
   type RecallLanguage,
 } from "./recall/lexical-analyser.js";
+export { BestList } from "./recall/ranking.js";
 export { BM25_B, BM25_K1 } from "./recall/relevance.js";
 export { FUSION_DEPTH, RRF_K } from "./recall/semantic.js";
 export type {
