@@ -35,12 +35,14 @@ import {
   decodeCommitmentAccount,
   toPublicKey,
 } from "./account.js";
+import { type BatchCommitOutcome, type BatchCommitRequest, commitBatch } from "./batch.js";
 import {
   ChainUnavailableError,
   CountDecreasedError,
   InsufficientFundsError,
   InvalidCommitmentAccountError,
   NonceRaceError,
+  RootMismatchError,
   TransactionFailedError,
   UnauthorizedAuthorityError,
 } from "./errors.js";
@@ -386,6 +388,59 @@ export class ChainClient {
     return { ...sent, nonce: expectedNonce + 1 };
   }
 
+  /**
+   * Commits many owners at once with `commit_many`: as many owners per legacy transaction as fit
+   * (12 with accounts, fewer when some need `initialize`, which joins the same transaction),
+   * `concurrency` transactions in flight. A transaction the program refuses for one owner (a
+   * stale nonce, say) is sent again without that owner, who gets the error `commit` would have
+   * thrown (NonceRaceError, CountDecreasedError, RootMismatchError, UnauthorizedAuthorityError…).
+   * @param requests distinct owners, each with root, memoryCount and expectedNonce as `commit`.
+   * @param concurrency transactions in flight; default 4.
+   * @returns one outcome per request, in order: confirmed (signature, slot, nonce), failed
+   *   (nothing landed for it) or unknown (sent, not confirmed).
+   * @throws RangeError for duplicate owners or malformed values; ChainUnavailableError when the
+   *   lookup of new accounts fails (nothing sent).
+   * Source: docs/protocol.md §7.2 "Instructions" (commit_many).
+   */
+  async commitMany(
+    requests: readonly BatchCommitRequest[],
+    concurrency = 4,
+  ): Promise<BatchCommitOutcome[]> {
+    return commitBatch(
+      {
+        program: this.program,
+        authority: this.authority.publicKey,
+        connection: this.connection,
+        commitment: this.commitment,
+        confirmTimeoutMs: this.confirmTimeoutMs,
+        attempts: BLOCKHASH_ATTEMPTS,
+        addressOf: (owner) => this.addressOf(owner),
+        sign: async (instructions, attempt) => {
+          const latest = await this.recentBlockhash(attempt > 1);
+          const tx = new Transaction({ feePayer: this.authority.publicKey, ...latest }).add(
+            ...instructions,
+          );
+          const wire = signAndSerialize(tx, this.authority, this.signingKey);
+          return { wire, signature: bs58.encode(tx.signature as Uint8Array) };
+        },
+        entryError: (code, initialize, request) =>
+          this.mapError({ InstructionError: [initialize ? 0 : 1, { Custom: code }] }, null, [], {
+            ...request,
+            initialize,
+          }),
+        transactionError: (err, signature, logs) =>
+          this.mapError(err, signature, logs, {
+            owner: "(batch)",
+            memoryCount: 0,
+            expectedNonce: 0,
+            initialize: false,
+          }),
+      },
+      requests,
+      concurrency,
+    );
+  }
+
   /** Maps a cluster transaction error of a commit transaction to this package's errors. */
   private mapError(
     err: unknown,
@@ -409,6 +464,8 @@ export class ChainClient {
           return new NonceRaceError(context.owner, context.expectedNonce);
         case COUNT_DECREASED:
           return new CountDecreasedError(context.owner, context.memoryCount);
+        case CommitmentErrorCode.RootMismatch:
+          return new RootMismatchError(context.owner, context.memoryCount);
         case UNAUTHORIZED:
           return new UnauthorizedAuthorityError(context.owner, this.authorityAddress);
       }

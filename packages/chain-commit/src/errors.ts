@@ -66,6 +66,22 @@ export class CountDecreasedError extends ChainError {
   }
 }
 
+/**
+ * The memory count equals the stored one but the root differs (program error 6016): the log was
+ * rewritten at that size, which the program never anchors.
+ */
+export class RootMismatchError extends ChainError {
+  constructor(
+    readonly owner: string,
+    readonly memoryCount: number,
+  ) {
+    super(
+      "root_mismatch",
+      `a different root at the stored memory count ${memoryCount} of ${owner}`,
+    );
+  }
+}
+
 /** The signer is not the commitment's stored authority (program error 6000). */
 export class UnauthorizedAuthorityError extends ChainError {
   constructor(

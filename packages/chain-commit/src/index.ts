@@ -8,6 +8,11 @@
 
 export { type CommitmentAccount, commitmentAddress, decodeCommitmentAccount } from "./account.js";
 export {
+  type BatchCommitOutcome,
+  type BatchCommitRequest,
+  MAX_LEGACY_TRANSACTION_BYTES,
+} from "./batch.js";
+export {
   ChainClient,
   type ChainConfig,
   type CommitResult,
@@ -25,6 +30,7 @@ export {
   InvalidCommitmentAccountError,
   KeypairFileError,
   NonceRaceError,
+  RootMismatchError,
   TransactionFailedError,
   UnauthorizedAuthorityError,
 } from "./errors.js";
