@@ -354,7 +354,17 @@ describe("svc", () => {
     await mcp.connect(transport);
     try {
       const tools = (await mcp.listTools()).tools.map((tool) => tool.name).sort();
-      expect(tools).toEqual(["forget", "prove", "recall", "remember", "verify"]);
+      expect(tools).toEqual([
+        "forget",
+        "get",
+        "history",
+        "list",
+        "prove",
+        "recall",
+        "remember",
+        "update",
+        "verify",
+      ]);
       const stored = (await mcp.callTool({
         name: "remember",
         arguments: { content: "told to the agent over MCP", metadata: { via: "mcp" } },
