@@ -19,7 +19,7 @@ export function registerMcpCommand(program: Command, rt: Runtime): void {
   program
     .command("mcp")
     .description(
-      "Serve the memory tools to an MCP client over stdio (remember, recall, forget, prove, verify); stdout carries the protocol",
+      "Serve the memory tools to an MCP client over stdio (remember, recall, list, get, update, history, forget, prove, verify); stdout carries the protocol",
     )
     .option(
       "--namespace <namespace>",
