@@ -12,14 +12,28 @@
  * beside the repository) and never copied into the repository (CC BY-NC 4.0); without it the
  * section says so and is skipped. Each variant (a rank, and the core-api configuration it runs
  * under) gets its own app over the same database, so every figure comes from the same memories.
+ *
+ * `semantic` and `hybrid` run with the embedding model of the environment when `EMBEDDINGS` is set
+ * (e.g. `EMBEDDINGS=openai EMBEDDINGS_URL=http://127.0.0.1:11434/v1
+ * EMBEDDINGS_MODEL=nomic-embed-text` for Ollama, docs/recall.md), else with the test model (the
+ * Universal Sentence Encoder lite served by the embeddings package's test server, in this
+ * process: weak, it checks the machinery). Every memory is embedded once, before the questions
+ * (a background pass, timed), so no question meets a memory without its vector.
  * @module
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadConfig } from "@verifiable-memory/core-api";
-import { createDatabase } from "@verifiable-memory/db-schema";
+import { type Config, loadConfig } from "@verifiable-memory/core-api";
+import { createDatabase, type Database } from "@verifiable-memory/db-schema";
+import { createEmbeddingProvider } from "@verifiable-memory/embeddings";
+import {
+  startTestModelServer,
+  TEST_MODEL,
+  type TestModelServer,
+} from "@verifiable-memory/embeddings/testing";
+import { VectorIndexer } from "@verifiable-memory/memory";
 import { type Figure, median, printFigures } from "./lib.js";
 import {
   BENCH_ENV,
@@ -214,9 +228,10 @@ function printQuality(label: string, result: QualityResult): void {
 
 /**
  * The variants measured: `relevance` (BM25) as configured, and with `RECALL_LANGUAGE=none`
- * (words as before the lexical analyser) as the same-run baseline.
+ * (words as before the lexical analyser) as the same-run baseline; `semantic` and `hybrid` with
+ * the embedding model `embeddings` (the EMBEDDINGS variables).
  */
-function variants(): QualityVariant[] {
+function variants(embeddings: Readonly<Record<string, string>>): QualityVariant[] {
   return [
     {
       label: "relevance, RECALL_LANGUAGE=none",
@@ -224,7 +239,53 @@ function variants(): QualityVariant[] {
       env: { RECALL_LANGUAGE: "none" },
     },
     { label: "relevance", rank: "relevance", env: { RECALL_LANGUAGE: "en" } },
+    { label: "semantic", rank: "semantic", env: { RECALL_LANGUAGE: "en", ...embeddings } },
+    { label: "hybrid", rank: "hybrid", env: { RECALL_LANGUAGE: "en", ...embeddings } },
   ];
+}
+
+/**
+ * The EMBEDDINGS variables of the semantic variants: the environment's when EMBEDDINGS is set,
+ * else the test model server's (started here; `server` is then to be closed).
+ */
+async function embeddingModel(): Promise<{
+  env: Record<string, string>;
+  server: TestModelServer | null;
+}> {
+  const configured = process.env.EMBEDDINGS;
+  if (configured !== undefined && configured !== "" && configured !== "none") {
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) {
+      if (name.startsWith("EMBEDDINGS") && value !== undefined) {
+        env[name] = value;
+      }
+    }
+    return { env: { ...env, EMBEDDINGS_PASS_INTERVAL_MS: "0" }, server: null };
+  }
+  const server = await startTestModelServer();
+  return {
+    env: {
+      EMBEDDINGS: "openai",
+      EMBEDDINGS_URL: server.url,
+      EMBEDDINGS_MODEL: TEST_MODEL,
+      EMBEDDINGS_PASS_INTERVAL_MS: "0",
+    },
+    server,
+  };
+}
+
+/** The background embedder of a variant's configuration; null without an embedding model. */
+function indexerOf(db: Database, config: Config): VectorIndexer | null {
+  const settings = config.embeddings;
+  return settings === null
+    ? null
+    : new VectorIndexer({
+        db,
+        provider: createEmbeddingProvider(settings),
+        masterKeys: config.masterKeys,
+        namespaces: settings.namespaces,
+        batchSize: settings.batchSize,
+      });
 }
 
 /** Runs the benchmark and prints its figures. */
@@ -238,19 +299,33 @@ export async function run(): Promise<void> {
   console.log(`${LOCOMO_PATH}: ${samples.length} conversations`);
   const database = await benchDatabase("quality");
   const handle = createDatabase({ url: database.url, max: 8 });
+  const model = await embeddingModel();
+  const indexers: VectorIndexer[] = [];
   try {
-    const all = variants();
+    const all = variants(model.env);
     const served: Served[] = [];
     const results = new Map<string, QualityResult>();
     try {
       for (const variant of all) {
         const config = loadConfig({ ...BENCH_ENV, ...variant.env, DATABASE_URL: database.url });
-        served.push(await serveCoreApi(handle.db, config));
+        const indexer = indexerOf(handle.db, config);
+        if (indexer !== null) {
+          indexers.push(indexer);
+        }
+        served.push(await serveCoreApi(handle.db, config, indexer ?? undefined));
       }
       const first = served[0] as Served;
       const { token } = await signIn(first.url, newWallet());
       const headers = { authorization: `Bearer ${token}` };
       console.log(`${await store(first.url, headers, samples)} memories stored`);
+      const embedder = indexers[0];
+      if (embedder !== undefined) {
+        const t0 = performance.now();
+        const embedded = await embedder.runPass();
+        console.log(
+          `${embedded} memories embedded by ${await embedder.modelId()} in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        );
+      }
       const asked = all.map((variant, v) => ({
         url: (served[v] as Served).url,
         rank: variant.rank,
@@ -262,6 +337,9 @@ export async function run(): Promise<void> {
       }
     } finally {
       await Promise.all(served.map((s) => s.close()));
+      for (const indexer of indexers) {
+        indexer.close();
+      }
     }
     const figures: Figure[] = [];
     const relevance = results.get("relevance");
@@ -286,8 +364,37 @@ export async function run(): Promise<void> {
         },
       );
     }
+    const hybrid = results.get("hybrid");
+    const semantic = results.get("semantic");
+    if (relevance !== undefined && hybrid !== undefined && semantic !== undefined) {
+      figures.push(
+        {
+          name: "hybrid recall@10, overall",
+          value: recallAt(hybrid, "overall", 10),
+          baseline: recallAt(relevance, "overall", 10),
+          unit: "",
+          baselineName: "relevance",
+          target: "≥ relevance − 0.03",
+        },
+        {
+          name: "semantic recall@10, overall",
+          value: recallAt(semantic, "overall", 10),
+          baseline: recallAt(relevance, "overall", 10),
+          unit: "",
+          baselineName: "relevance",
+        },
+        {
+          name: "hybrid p50 per search (HTTP, query embedded)",
+          value: median(hybrid.latencies),
+          baseline: median(relevance.latencies),
+          unit: "ms",
+          baselineName: "relevance",
+        },
+      );
+    }
     printFigures("recall quality (LoCoMo): targets", figures);
   } finally {
+    await model.server?.close();
     await handle.close();
     await database.close();
   }

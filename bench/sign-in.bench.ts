@@ -31,6 +31,7 @@ import {
   migrateDatabase,
   startEmbeddedPostgres,
 } from "@verifiable-memory/db-schema";
+import type { VectorIndexer } from "@verifiable-memory/memory";
 import bs58 from "bs58";
 import { Hono } from "hono";
 import { median, percentile, printFigures } from "./lib.js";
@@ -136,9 +137,24 @@ export async function serveEmptyRoute(): Promise<Served> {
   return serveFetch((request) => app.fetch(request));
 }
 
-/** A fresh core-api app (its own recall cache) on `db`, served over HTTP. */
-export async function serveCoreApi(db: Database, config: Config): Promise<Served> {
-  return serveFetch(createApp({ db, config, clock: systemClock, logger: silentLogger }).fetch);
+/**
+ * A fresh core-api app (its own recall cache) on `db`, served over HTTP; `vectors` gives it a
+ * background embedder (semantic and hybrid ranks).
+ */
+export async function serveCoreApi(
+  db: Database,
+  config: Config,
+  vectors?: VectorIndexer,
+): Promise<Served> {
+  return serveFetch(
+    createApp({
+      db,
+      config,
+      clock: systemClock,
+      logger: silentLogger,
+      ...(vectors === undefined ? {} : { vectors }),
+    }).fetch,
+  );
 }
 
 /** A wallet: a real ed25519 keypair (node:crypto), public key and signatures in base58. */
