@@ -12,6 +12,7 @@
  * process closes its event hub, which ends every stream (clients reconnect with `Last-Event-ID`).
  * @module
  */
+
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   errorResponse,
@@ -19,6 +20,7 @@ import {
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
 import { EventHub, NamespaceSchema } from "@verifiable-memory/memory";
+import { queryInteger } from "@verifiable-memory/memory-schemas";
 import { streamSSE } from "hono/streaming";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
@@ -30,12 +32,12 @@ export const EVENTS_HEARTBEAT_MS = 15_000;
 /** Milliseconds an EventSource waits before reconnecting (the stream's `retry:` field). */
 const RECONNECT_MS = 3000;
 
-/** An event id as a client sends it back: a decimal safe integer. */
-const EventIdSchema = z
-  .string()
-  .regex(/^\d{1,16}$/, "must be an event id (a non-negative integer)")
-  .refine((id) => Number(id) <= Number.MAX_SAFE_INTEGER, "must be an event id")
-  .openapi({ example: "1042" });
+/** An event id as a client sends it back: a strict query integer (docs/protocol.md §1.2). */
+const EventIdSchema = queryInteger(0, Number.MAX_SAFE_INTEGER).openapi({
+  type: "string",
+  pattern: "^(0|[1-9][0-9]*)$",
+  example: "1042",
+});
 
 const EVENT_STREAM_DESCRIPTION = [
   "A `text/event-stream` (Server-Sent Events) that stays open. It starts with `retry: 3000` and",
@@ -108,7 +110,7 @@ export function registerGetEvents(app: App, deps: AppDeps, _services: Services):
     const auth = c.var.auth;
     const feed = await hub.open({
       userId: auth.userId,
-      afterId: resumeFrom === undefined ? null : Number(resumeFrom),
+      afterId: resumeFrom ?? null,
       filter: {
         namespace: query.namespace,
         namespacePrefix: query.namespacePrefix,

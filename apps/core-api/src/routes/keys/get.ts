@@ -3,6 +3,7 @@
  * cursor-paginated. Never the raw key or its hash.
  * @module
  */
+
 import { createRoute, z } from "@hono/zod-openapi";
 import { InvalidCursorError, listApiKeys } from "@verifiable-memory/db-schema";
 import {
@@ -10,6 +11,7 @@ import {
   rateLimitedResponse,
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
+import { queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";
@@ -31,7 +33,7 @@ export function registerGetKeys(app: App, deps: AppDeps): void {
     middleware: [requireAuth(deps), requireSession()] as const,
     request: {
       query: z.strictObject({
-        limit: z.coerce.number().int().min(1).max(200).default(50),
+        limit: queryInteger(1, 200).default(50),
         cursor: z.string().max(512).optional(),
       }),
     },

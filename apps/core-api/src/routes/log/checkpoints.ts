@@ -4,12 +4,14 @@
  * anchoring from.
  * @module
  */
+
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   errorResponse,
   rateLimitedResponse,
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
+import { queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -45,7 +47,7 @@ export function registerGetLogCheckpoints(app: App, deps: AppDeps, services: Ser
     middleware: [requireAuth(deps), requireScopes("memories:read")] as const,
     request: {
       query: z.strictObject({
-        limit: z.coerce.number().int().min(1).max(200).default(50),
+        limit: queryInteger(1, 200).default(50),
         cursor: z.string().max(512).optional(),
       }),
     },

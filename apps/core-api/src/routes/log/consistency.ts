@@ -3,12 +3,14 @@
  * size N extends the log of size M, so an auditor holding an old root can check the log only grew.
  * @module
  */
+
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   errorResponse,
   rateLimitedResponse,
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
+import { queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -23,7 +25,7 @@ const ConsistencySchema = z
   })
   .openapi("ConsistencyProof");
 
-const size = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const size = queryInteger(1, Number.MAX_SAFE_INTEGER);
 
 /** Registers `GET /log/consistency`. */
 export function registerGetLogConsistency(app: App, deps: AppDeps, services: Services): void {

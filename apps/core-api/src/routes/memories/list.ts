@@ -2,6 +2,7 @@
  * `GET /memories` (docs/protocol.md §1, §4): the caller's live memories, newest first, cursor-paginated.
  * @module
  */
+
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   errorResponse,
@@ -9,6 +10,7 @@ import {
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
 import { MemorySchema, NamespaceSchema } from "@verifiable-memory/memory";
+import { queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -29,7 +31,7 @@ export function registerListMemories(app: App, deps: AppDeps, services: Services
     middleware: [requireAuth(deps), requireScopes("memories:read")] as const,
     request: {
       query: z.strictObject({
-        limit: z.coerce.number().int().min(1).max(200).default(50),
+        limit: queryInteger(1, 200).default(50),
         cursor: z.string().max(512).optional(),
         namespace: NamespaceSchema.optional(),
         namespacePrefix: NamespaceSchema.optional(),

@@ -3,6 +3,7 @@
  * memories with their counts, within the caller's confinement, sorted by name, cursor-paginated.
  * @module
  */
+
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   errorResponse,
@@ -10,6 +11,7 @@ import {
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
 import { NamespaceSchema } from "@verifiable-memory/memory";
+import { queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps, Services } from "../../context.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -41,7 +43,7 @@ export function registerGetNamespaces(app: App, deps: AppDeps, services: Service
     middleware: [requireAuth(deps), requireScopes("memories:read")] as const,
     request: {
       query: z.strictObject({
-        limit: z.coerce.number().int().min(1).max(200).default(50),
+        limit: queryInteger(1, 200).default(50),
         cursor: z.string().max(512).optional(),
         prefix: NamespaceSchema.optional().openapi({
           description: "only namespaces starting with this (leaves out the null namespace)",

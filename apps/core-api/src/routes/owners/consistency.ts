@@ -7,8 +7,10 @@
  * the roots this route reports. Limited per client IP like the other unauthenticated routes.
  * @module
  */
+
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponse, limitPerClientIp, rateLimitedResponse } from "@verifiable-memory/http-kit";
+import { queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps, AppEnv, Services } from "../../context.js";
 
 const hex = (description: string) =>
@@ -25,7 +27,7 @@ const OwnerConsistencySchema = z
   })
   .openapi("OwnerConsistencyProof");
 
-const size = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const size = queryInteger(1, Number.MAX_SAFE_INTEGER);
 
 /** `{owner}`: a base58 wallet public key (32–44 characters of the Bitcoin alphabet). */
 export const OwnerParamSchema = z.object({
