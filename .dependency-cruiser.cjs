@@ -33,10 +33,19 @@ module.exports = {
     },
     {
       name: "no-test-folder-from-the-top",
-      comment: "scripts/, bench/ and infra/ take test support from @verifiable-memory/testkit.",
+      comment:
+        "scripts/, bench/, infra/ and e2e/ take test support from @verifiable-memory/testkit.",
       severity: "error",
-      from: { path: "^(scripts|bench|infra)/" },
+      from: { path: "^(scripts|bench|infra|e2e)/" },
       to: { path: WORKSPACE_TEST },
+    },
+    {
+      name: "workspaces-by-name",
+      comment:
+        "Another workspace is imported by its package name (its exports), never by a relative path into it.",
+      severity: "error",
+      from: { path: "^(packages|apps|programs)/([^/]+)/" },
+      to: { path: "^(packages|apps|programs)/", pathNot: "^$1/$2/", dependencyTypes: ["local"] },
     },
   ],
   options: {

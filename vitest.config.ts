@@ -12,6 +12,7 @@ export default defineConfig({
       "apps/*/test/**/*.test.ts",
       "programs/*/test/**/*.test.ts",
       "scripts/test/**/*.test.ts",
+      "e2e/**/*.test.ts",
     ],
     globalSetup: ["packages/db-schema/src/testing/global-setup.ts"],
     testTimeout: 60_000,

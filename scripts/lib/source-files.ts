@@ -1,7 +1,7 @@
 /**
  * The workspace's own source files, read from disk for the checks of scripts/test (the line
  * limit, the citations): TypeScript and JavaScript under packages/*, apps/* and programs/* (their
- * sources, tests and scripts), scripts/ and bench/, without dependencies, build output or
+ * sources, tests and scripts), scripts/, bench/ and e2e/, without dependencies, build output or
  * generated code.
  * @module
  */
@@ -23,8 +23,8 @@ const SKIPPED_FOLDERS: ReadonlySet<string> = new Set([
 /** The extensions of source files. */
 const SOURCE_EXTENSION = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
 
-/** The top folders of the workspace's code: each project's folder, scripts and bench. */
-const ROOTS = ["packages", "apps", "programs", "scripts", "bench"] as const;
+/** The top folders of the workspace's code: each project's folder, scripts, bench and e2e. */
+const ROOTS = ["packages", "apps", "programs", "scripts", "bench", "e2e"] as const;
 
 /** Every file under `folder` (absolute) whose name passes `keep`, skipping {@link SKIPPED_FOLDERS}. */
 function walk(folder: string, keep: (name: string) => boolean, out: string[]): void {

@@ -9,14 +9,15 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import * as coreApi from "@verifiable-memory/core-api";
+import * as extensionApi from "@verifiable-memory/extension-api";
+import { EXTENSION_TEST_ENV, startTestApp, type TestApp } from "@verifiable-memory/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../apps/core-api/test/helpers.js";
-import { startExtensionApp, type TestExtensionApp } from "../../apps/extension-api/test/helpers.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-let core: TestApp;
-let ext: TestExtensionApp;
+let core: TestApp<coreApi.Config, coreApi.App>;
+let ext: TestApp<extensionApi.Config, extensionApi.App>;
 let dir: string;
 const documents: Record<string, { path: string; doc: OpenApi }> = {};
 
@@ -27,13 +28,13 @@ interface OpenApi {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "svc-openapi-"));
-  core = await startTestApp();
-  ext = await startExtensionApp();
-  for (const [name, url] of [
-    ["core", core.url],
-    ["extension", ext.url],
+  core = await startTestApp(coreApi);
+  ext = await startTestApp(extensionApi, { env: EXTENSION_TEST_ENV });
+  for (const [name, app] of [
+    ["core", core.app],
+    ["extension", ext.app],
   ] as const) {
-    const text = await (await fetch(`${url}/openapi.json`)).text();
+    const text = await (await app.request("/openapi.json")).text();
     const path = join(dir, `${name}.json`);
     await writeFile(path, text);
     documents[name] = { path, doc: JSON.parse(text) as OpenApi };

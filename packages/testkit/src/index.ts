@@ -28,6 +28,13 @@ export {
 } from "./chain.js";
 export { TEST_ENV } from "./env.js";
 export {
+  bearer,
+  connect,
+  EXTENSION_ORIGIN,
+  EXTENSION_TEST_ENV,
+  REDIRECT_URI,
+} from "./extension.js";
+export {
   type Answer,
   call,
   expectRateLimited,

@@ -1,9 +1,8 @@
 import { createServer, type Server } from "node:http";
 import { Keypair } from "@solana/web3.js";
+import { createClient, type ProofBundle } from "@verifiable-memory/client";
+import { verifyProof, withVerify } from "@verifiable-memory/client/verify";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
-import { type LeafData, leafHashOf } from "@verifiable-memory/verifier";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
 // @verifiable-memory/merkle-log is not a dependency of the SDK; the forger below builds its fake tree with it.
 import {
   CompactRange,
@@ -12,17 +11,17 @@ import {
   MemoryNodeStore,
   rootFromInclusionProof,
   toHex,
-} from "../../merkle-log/src/index.js";
-import { createClient, type ProofBundle } from "../src/index.js";
-import { verifyProof, withVerify } from "../src/verify.js";
-import { type AnchoringChain, startAnchoringChain } from "./_anchoring.js";
+} from "@verifiable-memory/merkle-log";
+import { type LeafData, leafHashOf } from "@verifiable-memory/verifier";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Chain, type CoreApp, startChain, startCoreApi } from "../_apps.js";
 
-let t: TestApp;
-let chain: AnchoringChain;
+let t: CoreApp;
+let chain: Chain;
 
 beforeAll(async () => {
-  chain = await startAnchoringChain();
-  t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
+  chain = await startChain();
+  t = await startCoreApi({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
 });
 afterAll(async () => {
   await t?.close();

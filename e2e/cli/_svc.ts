@@ -11,7 +11,15 @@ import { Keypair } from "@solana/web3.js";
 import { expect } from "vitest";
 
 /** The `svc` bin. */
-export const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "bin", "svc.js");
+export const BIN = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "packages",
+  "cli",
+  "bin",
+  "svc.js",
+);
 
 /** A user of the CLI: a home directory, a config directory and a Solana CLI keypair file. */
 export interface CliUser {

@@ -20,19 +20,19 @@ import { runSweep } from "@verifiable-memory/anchor-service";
 import { ChainClient } from "@verifiable-memory/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { call, signIn } from "@verifiable-memory/testkit";
 import { verifyBundle } from "@verifiable-memory/verifier";
 import pino from "pino";
 import { type BrowserContext, chromium, type Page, type Worker } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, signIn, startTestApp, type TestApp } from "../../core-api/test/helpers.js";
-import { startExtensionApp, type TestExtensionApp } from "../../extension-api/test/helpers.js";
-import { buildExtension } from "../build.js";
+import { buildExtension } from "../../apps/chrome-extension/build.js";
+import { type CoreApp, type ExtensionApp, startCoreApi, startExtensionApi } from "../_apps.js";
 import { installTestWallet, type TestWallet } from "./wallet.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 /** The id the manifest's `key` gives the extension (README.md, docs/extension.md). */
 const EXTENSION_ID = "pcdkbpcmdhaegllnfknldofchljdcoho";
-const ARTIFACTS = resolve(import.meta.dirname, "../../../test-artifacts");
+const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts");
 const ARTICLE_TEXT =
   "Merkle trees let anyone check that a memory belongs to a log without seeing the others.";
 
@@ -50,8 +50,8 @@ if (!haveChromium) {
 
 let chain: Awaited<ReturnType<typeof startLocalChain>>;
 let chainDir: string;
-let core: TestApp;
-let ext: TestExtensionApp;
+let core: CoreApp;
+let ext: ExtensionApp;
 let article: Server;
 let articleUrl: string;
 let profileDir: string;
@@ -79,8 +79,8 @@ beforeAll(async () => {
   }
   chainDir = await mkdtemp(join(tmpdir(), "svc-e2e-chain-"));
   chain = await startLocalChain({ port: 0, dataDir: chainDir, programId: LOCAL_PROGRAM_ID });
-  core = await startTestApp({ env: { CHAIN_RPC_URL: chain.url } });
-  ext = await startExtensionApp({
+  core = await startCoreApi({ env: { CHAIN_RPC_URL: chain.url } });
+  ext = await startExtensionApi({
     databaseUrl: core.databaseUrl,
     env: { CHAIN_RPC_URL: chain.url },
   });

@@ -14,30 +14,22 @@ import {
 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Keypair } from "@solana/web3.js";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
-import { tool } from "@verifiable-memory/testkit";
+import { StdioConfigError, stdioOptionsFromEnv } from "@verifiable-memory/mcp";
+import { mintApiKey, newUser, postJson, type TestUser, tool } from "@verifiable-memory/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  mintApiKey,
-  newUser,
-  postJson,
-  startTestApp,
-  type TestApp,
-  type TestUser,
-} from "../../../apps/core-api/test/helpers.js";
-import { type AnchoringChain, startAnchoringChain } from "../../client/test/_anchoring.js";
-import { StdioConfigError, stdioOptionsFromEnv } from "../src/index.js";
+import { type Chain, type CoreApp, startChain, startCoreApi } from "../_apps.js";
 
-const BIN = fileURLToPath(new URL("../bin/svc-mcp.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../../packages/mcp/bin/svc-mcp.js", import.meta.url));
 
-let t: TestApp;
-let chain: AnchoringChain;
+let t: CoreApp;
+let chain: Chain;
 let authority: Keypair;
 const open: Client[] = [];
 
 beforeAll(async () => {
-  chain = await startAnchoringChain();
+  chain = await startChain();
   authority = chain.authority;
-  t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
+  t = await startCoreApi({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
 });
 afterAll(async () => {
   await Promise.all(open.map((client) => client.close()));

@@ -1,9 +1,5 @@
 import * as ed from "@noble/ed25519";
 import { Keypair } from "@solana/web3.js";
-import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
-import bs58 from "bs58";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
 import {
   type AdapterWallet,
   createClient,
@@ -11,18 +7,21 @@ import {
   type SvcClient,
   SvcError,
   unwrap,
-} from "../src/index.js";
-import { verify, verifyProof, withVerify } from "../src/verify.js";
-import { type AnchoringChain, startAnchoringChain } from "./_anchoring.js";
+} from "@verifiable-memory/client";
+import { verify, verifyProof, withVerify } from "@verifiable-memory/client/verify";
+import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
+import bs58 from "bs58";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Chain, type CoreApp, startChain, startCoreApi } from "../_apps.js";
 
-let t: TestApp;
-let chain: AnchoringChain;
+let t: CoreApp;
+let chain: Chain;
 let authority: Keypair;
 
 beforeAll(async () => {
-  chain = await startAnchoringChain();
+  chain = await startChain();
   authority = chain.authority;
-  t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
+  t = await startCoreApi({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
 });
 afterAll(async () => {
   await t?.close();

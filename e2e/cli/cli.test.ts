@@ -13,11 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
-import {
-  type AnchoringChain,
-  startAnchoringChain,
-} from "../../../packages/client/test/_anchoring.js";
+import { type Chain, type CoreApp, startChain, startCoreApi } from "../_apps.js";
 import {
   BIN,
   type CliUser,
@@ -28,19 +24,19 @@ import {
   runSvcJson,
 } from "./_svc.js";
 
-let t: TestApp;
+let t: CoreApp;
 let apiStopped = false;
-let chain: AnchoringChain;
+let chain: Chain;
 let scratch: string;
 let authority: Keypair;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "svc-cli-"));
-  chain = await startAnchoringChain(join(scratch, "chain"));
+  chain = await startChain(join(scratch, "chain"));
   authority = chain.authority;
   const authorityPath = join(scratch, "authority.json");
   await writeFile(authorityPath, JSON.stringify(Array.from(authority.secretKey)));
-  t = await startTestApp({
+  t = await startCoreApi({
     env: {
       CHAIN_RPC_URL: chain.url,
       SIWS_CHAIN_ID: "localnet",

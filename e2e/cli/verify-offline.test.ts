@@ -9,23 +9,19 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
-import {
-  type AnchoringChain,
-  startAnchoringChain,
-} from "../../../packages/client/test/_anchoring.js";
+import { type Chain, type CoreApp, startChain, startCoreApi } from "../_apps.js";
 import { type CliUser, newCliUser, runSvc, runSvcJson } from "./_svc.js";
 
-let t: TestApp;
+let t: CoreApp;
 let apiStopped = false;
-let chain: AnchoringChain;
+let chain: Chain;
 let scratch: string;
 let user: CliUser;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "svc-verify-offline-"));
-  chain = await startAnchoringChain(join(scratch, "chain"));
-  t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
+  chain = await startChain(join(scratch, "chain"));
+  t = await startCoreApi({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
   user = await newCliUser(scratch);
 });
 afterAll(async () => {

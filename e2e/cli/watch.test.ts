@@ -8,15 +8,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../../apps/core-api/test/helpers.js";
+import { type CoreApp, startCoreApi } from "../_apps.js";
 import { BIN, type CliUser, newCliUser as newUserUnder, runSvc, runSvcJson } from "./_svc.js";
 
-let t: TestApp;
+let t: CoreApp;
 let scratch: string;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "svc-watch-"));
-  t = await startTestApp();
+  t = await startCoreApi();
 });
 
 afterAll(async () => {
