@@ -49,6 +49,7 @@ export {
   type RateLimitConfig,
   type RateLimitEnv,
   RateLimits,
+  rateLimitAddressKey,
 } from "./rate-limit.js";
 export { type RequestIdEnv, requestLog } from "./request-log.js";
 export {

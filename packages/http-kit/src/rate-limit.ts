@@ -67,6 +67,47 @@ export function clientIp(c: Context, trustProxy: boolean): string | null {
   }
 }
 
+/**
+ * The key a client address is counted under by the unauthenticated limit (docs/protocol.md §12
+ * "Rate limits"): an IPv4 address as it is; an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, either
+ * spelling) as its IPv4 address; any other IPv6 address as its /64 prefix (`2001:db8:0:1::/64`),
+ * since one host commonly holds a whole /64. Anything else is returned unchanged. Audit rows keep
+ * the full address ({@link clientIp}).
+ */
+export function rateLimitAddressKey(address: string): string {
+  const groups = ipv6Groups(address.split("%")[0] ?? address);
+  if (groups === null) {
+    return address;
+  }
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    const [hi, lo] = [groups[6] as number, groups[7] as number];
+    return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(":")}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address (embedded IPv4 tail included), or null. */
+function ipv6Groups(address: string): number[] | null {
+  if (isIP(address) !== 6) {
+    return null;
+  }
+  let text = address.toLowerCase();
+  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (tail) {
+    const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", rest] = text.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = rest === undefined || rest === "" ? [] : rest.split(":");
+  const missing = 8 - left.length - right.length;
+  const all = rest === undefined ? left : [...left, ...Array(missing).fill("0"), ...right];
+  return all.length === 8 ? all.map((g) => Number.parseInt(g, 16)) : null;
+}
+
 /** A limiter of `perMinute` requests a minute per key, or null when `perMinute` is 0. */
 function minuteLimiter(perMinute: number): RateLimiterMemory | null {
   if (!Number.isInteger(perMinute) || perMinute < 0) {
@@ -95,13 +136,19 @@ export class RateLimits {
   }
 
   /**
-   * Counts one request of the client IP address ({@link clientIp}; requests without one share a
-   * single count) against the unauthenticated limit.
+   * Counts one request of the client IP address ({@link clientIp}, keyed by
+   * {@link rateLimitAddressKey}: an IPv6 client per /64, an IPv4-mapped one as IPv4; requests
+   * without an address share a single count) against the unauthenticated limit.
    * @throws ApiError `rate_limited` (429) past the limit, with `Retry-After` already set on `c`.
    */
   chargeClientIp(c: Context): Promise<void> {
-    const ip = clientIp(c, this.#trustProxy) ?? "unknown";
-    return charge(c, this.#anonymous, ip, "client address");
+    const ip = clientIp(c, this.#trustProxy);
+    return charge(
+      c,
+      this.#anonymous,
+      ip === null ? "unknown" : rateLimitAddressKey(ip),
+      "client address",
+    );
   }
 
   /**
