@@ -1,7 +1,8 @@
 /**
  * The chain operations the anchor sweep uses: a structural subset of `@verifiable-memory/chain-commit`'s
  * ChainClient (docs/protocol.md §7.4 "The chain client"), so the sweep depends on nothing
- * else and the client's typed errors pass through unchanged (ChainUnavailableError, NonceRaceError,
+ * else and the client's typed errors pass through unchanged; `commitMany` is needed only with
+ * USER_ANCHOR_INTERVAL_MS > 0 (ChainUnavailableError, NonceRaceError,
  * CountDecreasedError, ConfirmationTimeoutError, UnauthorizedAuthorityError,
  * InsufficientFundsError, TransactionFailedError).
  * @module
@@ -12,4 +13,5 @@ import type { ChainClient } from "@verifiable-memory/chain-commit";
 export type AnchorChain = Pick<
   ChainClient,
   "authorityAddress" | "readCommitment" | "commit" | "authorityBalance"
->;
+> &
+  Partial<Pick<ChainClient, "commitMany">>;

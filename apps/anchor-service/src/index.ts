@@ -20,6 +20,7 @@ export {
   type SweepConfig,
   type SweepDeps,
   type SweepReport,
+  type UserAnchorState,
   type UserOutcome,
 } from "./sweep.js";
 export { type AnchorWorker, startWorker, type WorkerOptions } from "./worker.js";

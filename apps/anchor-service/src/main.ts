@@ -19,7 +19,7 @@ import { loadEnv } from "./env.js";
 import { createLeaderLock } from "./leader-lock.js";
 import { runMaintenance } from "./maintenance.js";
 import { createMetrics } from "./metrics.js";
-import { runSweep } from "./sweep.js";
+import { runSweep, type UserAnchorState } from "./sweep.js";
 import { startWorker } from "./worker.js";
 
 const env = loadEnv(process.env);
@@ -66,6 +66,8 @@ server.once("listening", () => {
   );
 });
 
+/** When the batched pass last ran (USER_ANCHOR_INTERVAL_MS); a restart runs one at once. */
+const userAnchorState: UserAnchorState = { lastAt: null };
 const worker = startWorker({
   lock: createLeaderLock(database.url),
   intervalMs: env.ANCHOR_INTERVAL_MS,
@@ -84,10 +86,12 @@ const worker = startWorker({
       chain,
       logger,
       metrics,
+      userAnchorState,
       config: {
         sealMaxPending: env.SEAL_MAX_PENDING,
         sealMaxAgeMs: env.SEAL_MAX_AGE_MS,
         maxInFlight: env.ANCHOR_MAX_IN_FLIGHT,
+        userAnchorIntervalMs: env.USER_ANCHOR_INTERVAL_MS,
       },
     }),
 });

@@ -43,8 +43,20 @@ export interface SweepConfig {
   readonly sealMaxPending: number;
   /** Seal a user when the oldest pending leaf is at least this old, ms. */
   readonly sealMaxAgeMs: number;
-  /** Users anchored concurrently. */
+  /** Users anchored concurrently (in batched mode: transactions in flight). */
   readonly maxInFlight: number;
+  /**
+   * USER_ANCHOR_INTERVAL_MS: 0 (default) commits each sealed user in its own transaction, every
+   * sweep; above 0, sealed users are committed together with `commit_many` once per interval,
+   * and a sealed user without an account at once (docs/protocol.md §7.6).
+   */
+  readonly userAnchorIntervalMs?: number;
+}
+
+/** When the per-user accounts were last committed in batched mode (kept by the worker). */
+export interface UserAnchorState {
+  /** Clock time of the last batched pass, ms; null before the first. */
+  lastAt: number | null;
 }
 
 /** Dependencies of {@link runSweep}. */
@@ -57,6 +69,8 @@ export interface SweepDeps {
   readonly now?: () => number;
   /** Updated when given. */
   readonly metrics?: AnchorMetrics;
+  /** Batched mode's memory of its last pass; without it every sweep is a pass. */
+  readonly userAnchorState?: UserAnchorState;
 }
 
 /** What happened to one sealed user. */
@@ -128,14 +142,12 @@ export async function runSweep(deps: SweepDeps): Promise<SweepReport> {
       (user.oldestCreatedAt !== null && at - user.oldestCreatedAt.getTime() >= config.sealMaxAgeMs),
   );
 
-  const outcomes = await mapLimit(sealed, config.maxInFlight, (user) =>
-    anchorUser(deps, user).catch((error: unknown): UserOutcome => {
-      // A database error mid-way: nothing was marked anchored (that happens only in the final
-      // transaction); a batch already recorded stays submitted and the next sweep re-commits.
-      deps.logger.error({ err: error, userId: user.userId }, "anchoring the user failed");
-      return { userId: user.userId, outcome: "skipped", reason: "internal_error" };
-    }),
-  );
+  const outcomes =
+    (config.userAnchorIntervalMs ?? 0) > 0
+      ? await anchorBatched(deps, sealed, at)
+      : await mapLimit(sealed, config.maxInFlight, (user) =>
+          anchorUser(deps, user).catch(internalError(deps, user)),
+        );
   const count = (outcome: CommitOutcome) => outcomes.filter((o) => o.outcome === outcome).length;
   const durationMs = performance.now() - started;
   if (metrics) {
@@ -159,14 +171,27 @@ export async function runSweep(deps: SweepDeps): Promise<SweepReport> {
   };
 }
 
+/**
+ * The outcome of a user whose anchoring threw (a database error mid-way): nothing was marked
+ * anchored (that happens only in the final transaction); a batch already recorded stays
+ * submitted and the next sweep re-commits.
+ */
+function internalError(deps: SweepDeps, user: PendingUser): (error: unknown) => UserOutcome {
+  return (error) => {
+    deps.logger.error({ err: error, userId: user.userId }, "anchoring the user failed");
+    return { userId: user.userId, outcome: "skipped", reason: "internal_error" };
+  };
+}
+
 function assertConfig(config: SweepConfig): void {
   const checks: [keyof SweepConfig, number][] = [
     ["sealMaxPending", 1],
     ["sealMaxAgeMs", 0],
     ["maxInFlight", 1],
+    ["userAnchorIntervalMs", 0],
   ];
   for (const [key, min] of checks) {
-    const value = config[key];
+    const value = config[key] ?? 0;
     if (!Number.isSafeInteger(value) || value < min) {
       throw new RangeError(`config.${key} must be an integer >= ${min}, got ${value}`);
     }
@@ -186,8 +211,118 @@ async function refreshBalance(deps: SweepDeps): Promise<void> {
   }
 }
 
+/** A sealed user ready to commit: steps 1–4 passed. */
+interface Prepared {
+  readonly user: PendingUser;
+  readonly tree: { size: number; root: Hash };
+  readonly expectedNonce: number;
+  /** No commitment account exists yet. */
+  readonly isNew: boolean;
+  readonly log: Logger;
+  readonly report: (kind: IntegrityKind, message: string, details: object) => void;
+}
+
 /** Anchors one sealed user; chain errors become outcomes, database errors reject. */
 async function anchorUser(deps: SweepDeps, user: PendingUser): Promise<UserOutcome> {
+  const prepared = await prepareUser(deps, user);
+  if (!("tree" in prepared)) {
+    return prepared;
+  }
+  const batchId = await submit(deps, prepared);
+  try {
+    const result = await deps.chain.commit(
+      user.ownerPubkey,
+      prepared.tree.root,
+      prepared.tree.size,
+      prepared.expectedNonce,
+    );
+    return await settle(deps, prepared, batchId, { result });
+  } catch (error) {
+    const unknown =
+      error instanceof ConfirmationTimeoutError ||
+      (error instanceof ChainUnavailableError && error.signature !== null);
+    return settle(deps, prepared, batchId, { error: error as Error, unknown });
+  }
+}
+
+/**
+ * Batched mode (USER_ANCHOR_INTERVAL_MS > 0): prepares every sealed user, then commits those
+ * without an account (their first anchor) and, once per interval, all the others together with
+ * the chain client's `commitMany`; the rest wait for the next pass (`user_anchor_interval`).
+ * @throws RangeError when the chain has no commitMany.
+ */
+async function anchorBatched(
+  deps: SweepDeps,
+  sealed: readonly PendingUser[],
+  at: number,
+): Promise<UserOutcome[]> {
+  const { chain, config } = deps;
+  if (!chain.commitMany) {
+    throw new RangeError("USER_ANCHOR_INTERVAL_MS > 0 needs a chain client with commitMany");
+  }
+  const state = deps.userAnchorState ?? { lastAt: null };
+  const due = state.lastAt === null || at - state.lastAt >= (config.userAnchorIntervalMs ?? 0);
+  if (due) {
+    state.lastAt = at;
+  }
+  const prepared = await mapLimit(sealed, config.maxInFlight, (user) =>
+    prepareUser(deps, user).catch(internalError(deps, user)),
+  );
+  const results: UserOutcome[] = [];
+  const commits: { index: number; prepared: Prepared; batchId: string }[] = [];
+  for (const [index, p] of prepared.entries()) {
+    if (!("tree" in p)) {
+      results[index] = p;
+    } else if (due || p.isNew) {
+      commits.push({ index, prepared: p, batchId: await submit(deps, p) });
+    } else {
+      results[index] = {
+        userId: p.user.userId,
+        outcome: "skipped",
+        reason: "user_anchor_interval",
+      };
+    }
+  }
+  if (commits.length === 0) {
+    return results;
+  }
+  let outcomes: Awaited<ReturnType<NonNullable<AnchorChain["commitMany"]>>>;
+  try {
+    outcomes = await chain.commitMany(
+      commits.map(({ prepared: p }) => ({
+        owner: p.user.ownerPubkey,
+        root: p.tree.root,
+        memoryCount: p.tree.size,
+        expectedNonce: p.expectedNonce,
+      })),
+      config.maxInFlight,
+    );
+  } catch (error) {
+    // The lookup of new accounts failed: nothing was sent.
+    outcomes = commits.map(({ prepared: p }) => ({
+      owner: p.user.ownerPubkey,
+      status: "failed" as const,
+      error: error as Error,
+    }));
+  }
+  await Promise.all(
+    commits.map(async ({ index, prepared: p, batchId }, i) => {
+      const outcome = outcomes[i];
+      const settled =
+        outcome?.status === "confirmed"
+          ? settle(deps, p, batchId, { result: outcome })
+          : settle(deps, p, batchId, {
+              error: outcome?.error ?? new Error("no outcome"),
+              unknown: outcome?.status === "unknown",
+            });
+      results[index] = await settled.catch(internalError(deps, p.user));
+    }),
+  );
+  return results;
+}
+
+/** Steps 1–4 of one sealed user: a {@link Prepared} user, or the outcome that skips it. */
+async function prepareUser(deps: SweepDeps, user: PendingUser): Promise<Prepared | UserOutcome> {
   const { db, chain, logger, metrics } = deps;
   const log = logger.child({ userId: user.userId, owner: user.ownerPubkey });
   const skipped = (reason: string): UserOutcome => ({
@@ -261,22 +396,45 @@ async function anchorUser(deps: SweepDeps, user: PendingUser): Promise<UserOutco
     return skipped("empty_log");
   }
 
-  const expectedNonce = account ? account.nonce : 0;
-  const batch = await insertSubmittedBatch(db, {
-    userId: user.userId,
-    treeSize: tree.size,
-    root: tree.root,
-    expectedNonce,
+  return {
+    user,
+    tree,
+    expectedNonce: account ? account.nonce : 0,
+    isNew: account === null,
+    log,
+    report,
+  };
+}
+
+/** Step 5: records the `submitted` batch of a prepared user. @returns its id. */
+async function submit(deps: SweepDeps, p: Prepared): Promise<string> {
+  const batch = await insertSubmittedBatch(deps.db, {
+    userId: p.user.userId,
+    treeSize: p.tree.size,
+    root: p.tree.root,
+    expectedNonce: p.expectedNonce,
   });
-  const attempt = { batchId: batch.id, treeSize: tree.size, expectedNonce };
-  let result: Awaited<ReturnType<AnchorChain["commit"]>>;
-  try {
-    result = await chain.commit(user.ownerPubkey, tree.root, tree.size, expectedNonce);
-  } catch (error) {
-    if (
-      error instanceof ConfirmationTimeoutError ||
-      (error instanceof ChainUnavailableError && error.signature !== null)
-    ) {
+  return batch.id;
+}
+
+/**
+ * Step 6: the outcome of a prepared user's commit. Confirmed → ONE database transaction (anchored,
+ * checkpoint, batch confirmed); unknown → the batch stays submitted; refused → the batch failed.
+ */
+async function settle(
+  deps: SweepDeps,
+  p: Prepared,
+  batchId: string,
+  commit:
+    | { readonly result: { signature: string; slot: number; nonce: number } }
+    | { readonly error: Error; readonly unknown: boolean },
+): Promise<UserOutcome> {
+  const { db } = deps;
+  const { user, tree, log, report } = p;
+  const attempt = { batchId, treeSize: tree.size, expectedNonce: p.expectedNonce };
+  if ("error" in commit) {
+    const { error } = commit;
+    if (commit.unknown) {
       // The transaction may have landed: its outcome is unknown, so the batch stays submitted
       // (stuck) and the next sweep's root subsumes it (docs/protocol.md §4).
       log.warn({ ...attempt, err: error }, "commit outcome unknown; batch left submitted");
@@ -284,7 +442,7 @@ async function anchorUser(deps: SweepDeps, user: PendingUser): Promise<UserOutco
     }
     // Refused by the chain, or failed before reaching it: the batch failed.
     const reason = error instanceof ChainError ? error.code : "send_failed";
-    await markBatchFailed(db, user.userId, batch.id, `${reason}: ${(error as Error).message}`);
+    await markBatchFailed(db, user.userId, batchId, `${reason}: ${error.message}`);
     if (error instanceof CountDecreasedError) {
       report("count_decreased", "the chain refused a shortened log (count decreased)", attempt);
     } else if (error instanceof UnauthorizedAuthorityError) {
@@ -294,7 +452,7 @@ async function anchorUser(deps: SweepDeps, user: PendingUser): Promise<UserOutco
     }
     return { userId: user.userId, outcome: "failed", reason, treeSize: tree.size };
   }
-
+  const { result } = commit;
   await db.transaction(async (tx) => {
     await markAnchored(tx, user.userId, tree.size);
     await insertAnchoredCheckpoint(tx, {
@@ -305,7 +463,7 @@ async function anchorUser(deps: SweepDeps, user: PendingUser): Promise<UserOutco
       signature: result.signature,
       slot: result.slot,
     });
-    await markBatchConfirmed(tx, user.userId, batch.id, result.signature);
+    await markBatchConfirmed(tx, user.userId, batchId, result.signature);
   });
   log.info(
     { ...attempt, nonce: result.nonce, signature: result.signature },

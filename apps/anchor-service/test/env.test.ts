@@ -36,6 +36,7 @@ describe("parseEnv", () => {
       SEAL_MAX_PENDING: 256,
       SEAL_MAX_AGE_MS: 300_000,
       ANCHOR_MAX_IN_FLIGHT: 8,
+      USER_ANCHOR_INTERVAL_MS: 0,
       MAINTENANCE_INTERVAL_MS: 60_000,
       UNKNOWN_GRANT_AUDIT_RETENTION_MS: 604_800_000,
       LOG_LEVEL: "info",
@@ -67,6 +68,7 @@ describe("parseEnv", () => {
     ["SEAL_MAX_PENDING", "0"],
     ["SEAL_MAX_AGE_MS", "-5"],
     ["ANCHOR_MAX_IN_FLIGHT", "3.5"],
+    ["USER_ANCHOR_INTERVAL_MS", "604800001"],
     ["LOG_LEVEL", "loud"],
   ])("rejects %s=%s naming it", (variable, value) => {
     expect(Object.keys(issues({ ...valid, [variable]: value }))).toEqual([variable]);
