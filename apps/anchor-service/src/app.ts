@@ -7,6 +7,7 @@
  * @module
  */
 import { type Executor, pendingMigrations } from "@verifiable-memory/db-schema";
+import { requestLogLevel } from "@verifiable-memory/runtime";
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { type Logger, pino } from "pino";
@@ -56,7 +57,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const started = performance.now();
     await next();
     c.header("x-request-id", c.var.requestId);
-    logger.info(
+    logger[requestLogLevel(c.req.path)](
       {
         requestId: c.var.requestId,
         method: c.req.method,

@@ -13,7 +13,7 @@ import {
   migrateDatabase,
   resolveDatabaseUrl,
 } from "@verifiable-memory/db-schema";
-import { pino } from "pino";
+import { createLogger } from "@verifiable-memory/runtime";
 import { createApp } from "./app.js";
 import { loadEnv } from "./env.js";
 import { createLeaderLock } from "./leader-lock.js";
@@ -23,10 +23,7 @@ import { runSweep, type UserAnchorState } from "./sweep.js";
 import { startWorker } from "./worker.js";
 
 const env = loadEnv(process.env);
-const logger = pino({
-  level: env.LOG_LEVEL,
-  base: { service: "anchor-service", pid: process.pid },
-});
+const logger = createLogger({ service: "anchor-service", level: env.LOG_LEVEL });
 
 let authority: ReturnType<typeof loadKeypairFile>;
 try {

@@ -31,6 +31,7 @@ import {
   embeddingsFields,
 } from "@verifiable-memory/embeddings";
 import { MasterKeyring } from "@verifiable-memory/envelope-crypto";
+import { type LogLevel, LogLevelSchema } from "@verifiable-memory/runtime";
 import { z } from "zod";
 
 export { ConfigError };
@@ -78,6 +79,7 @@ const schema = z
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
     TRUST_PROXY: flag(false),
+    LOG_LEVEL: LogLevelSchema,
     CONSOLE_CHAIN_RPC_URL: url.optional(),
     CONSOLE_DIR: optionalText,
     ...embeddingsFields,
@@ -87,6 +89,8 @@ const schema = z
 
 /** The validated configuration. */
 export interface Config {
+  /** LOG_LEVEL: the lowest level logged (default `info`). */
+  readonly logLevel: LogLevel;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly jwtSecret: string;
@@ -193,6 +197,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       authenticatedPerMinute: v.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,
     },
     trustProxy: v.TRUST_PROXY,
+    logLevel: v.LOG_LEVEL,
     consoleChainRpcUrl:
       v.CONSOLE_CHAIN_RPC_URL ??
       PUBLIC_CLUSTER_RPC[v.SIWS_CHAIN_ID] ??

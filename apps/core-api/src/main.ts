@@ -16,11 +16,9 @@ import {
   MissingMasterKeyError,
   VectorIndexer,
 } from "@verifiable-memory/memory";
-import pino from "pino";
+import { createLogger } from "@verifiable-memory/runtime";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./env.js";
-
-const logger = pino({ name: "core-api" });
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -32,6 +30,8 @@ try {
   }
   throw error;
 }
+
+const logger = createLogger({ service: "core-api", level: config.logLevel });
 
 /** The process's `GET /events` hub; closed on shutdown so open event streams end. */
 let events: EventHub | undefined;

@@ -20,6 +20,7 @@ import {
 } from "@verifiable-memory/app-config";
 import { EXTENSION_TOKEN_TTL_SECONDS } from "@verifiable-memory/auth";
 import { MasterKeyring } from "@verifiable-memory/envelope-crypto";
+import { type LogLevel, LogLevelSchema } from "@verifiable-memory/runtime";
 import { z } from "zod";
 
 const LOCAL_PROGRAM_ID = "J51ibhpr3HHMXSvELsAC5jeB6R9ik3KR4fCYTEZdGYvz";
@@ -60,11 +61,14 @@ const schema = z
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
     TRUST_PROXY: flag(false),
+    LOG_LEVEL: LogLevelSchema,
   })
   .loose();
 
 /** The validated configuration of the extension API. */
 export interface Config {
+  /** LOG_LEVEL: the lowest level logged (default `info`). */
+  readonly logLevel: LogLevel;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   /**
@@ -133,5 +137,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       authenticatedPerMinute: v.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,
     },
     trustProxy: v.TRUST_PROXY,
+    logLevel: v.LOG_LEVEL,
   };
 }

@@ -11,12 +11,10 @@ import { ConfigError } from "@verifiable-memory/app-config";
 import { systemClock } from "@verifiable-memory/clock";
 import { runHttpProcess } from "@verifiable-memory/http-kit";
 import { checkMasterKeys, MissingMasterKeyError } from "@verifiable-memory/memory";
-import pino from "pino";
+import { createLogger } from "@verifiable-memory/runtime";
 import { createApp } from "./app.js";
 import { connectScript } from "./connect-page.js";
 import { loadConfig } from "./env.js";
-
-const logger = pino({ name: "extension-api" });
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -28,6 +26,8 @@ try {
   }
   throw error;
 }
+
+const logger = createLogger({ service: "extension-api", level: config.logLevel });
 
 try {
   await runHttpProcess({

@@ -2,7 +2,8 @@
  * Entry point of the local chain process (`pnpm start` runs it when CHAIN_RPC_URL is unset):
  * validates the environment (exit 1 naming the bad variable), starts the chain, logs its URLs,
  * and on SIGINT/SIGTERM closes the servers and flushes the ledger before exiting 0.
- * Logs are pino JSON lines on stdout (`service: "local-chain"`, level LOG_LEVEL).
+ * Logs go to stdout (`service: "local-chain"`, level LOG_LEVEL): readable lines on a terminal, pino
+ * JSON lines otherwise (@verifiable-memory/runtime's createLogger).
  * Source: docs/protocol.md §7, §10.
  * @module
  */
@@ -12,23 +13,21 @@ import { resolve } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { ConfigError } from "@verifiable-memory/app-config";
 import { errorSummary, type LocalChain, startLocalChain } from "@verifiable-memory/local-chain";
-import { pino } from "pino";
+import { createLogger } from "@verifiable-memory/runtime";
 import { type Env, parseEnv } from "./env.js";
-
-const base = { service: "local-chain", pid: process.pid };
 
 let env: Env;
 try {
   env = parseEnv(process.env);
 } catch (error) {
   if (error instanceof ConfigError) {
-    pino({ base }).fatal({ issues: error.issues }, error.message);
+    createLogger({ service: "local-chain" }).fatal({ issues: error.issues }, error.message);
     process.exit(1);
   }
   throw error;
 }
 
-const logger = pino({ level: env.LOG_LEVEL, base });
+const logger = createLogger({ service: "local-chain", level: env.LOG_LEVEL });
 const dataDir = resolve(env.DATA_DIR);
 logger.info(
   { dataDir, programId: env.SERVICE_PROGRAM_ID },

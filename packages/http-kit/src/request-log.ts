@@ -1,10 +1,12 @@
 /**
  * Request ids and the access log (docs/protocol.md §1.5 "Request ids"): an incoming
  * `x-request-id` is kept when short and plain, otherwise a UUID is made; one log line per request
- * with method, path, status and milliseconds, never headers, bodies or query strings.
+ * with method, path, status and milliseconds, never headers, bodies or query strings; health
+ * probes and metrics scrapes at `debug`, every other request at `info`.
  * @module
  */
 import { randomUUID } from "node:crypto";
+import { requestLogLevel } from "@verifiable-memory/runtime";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 
@@ -34,7 +36,7 @@ export function requestLog<E extends RequestIdEnv>(options: {
     c.header("x-request-id", id);
     const started = performance.now();
     await next();
-    options.logger.info(
+    options.logger[requestLogLevel(c.req.path)](
       {
         requestId: id,
         method: c.req.method,

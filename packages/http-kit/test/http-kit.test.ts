@@ -57,7 +57,7 @@ class ShelfMissingError extends Error {
 type Env = RequestIdEnv & NodeEnv & RateLimitEnv;
 
 /** A test app logging into `lines`, with the kit's middleware and handler. */
-function testApp() {
+function testApp(level: "info" | "debug" = "info") {
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
@@ -67,7 +67,7 @@ function testApp() {
       done();
     },
   });
-  const logger = pino({ level: "info" }, sink);
+  const logger = pino({ level }, sink);
   const app = createApiApp<Env>({
     logger,
     cors: (_c, next) => next(),
@@ -196,6 +196,24 @@ describe("requestLog", () => {
       [replaced.headers.get("x-request-id"), "GET", "/quota", 429],
     ]);
     expect(JSON.stringify(lines)).not.toContain("tok-123");
+  });
+
+  it("logs health probes at debug: absent at info, present with level 20 at debug", async () => {
+    const atInfo = testApp();
+    atInfo.app.get("/healthz", (c) => c.json({ status: "ok" }));
+    expect((await atInfo.app.request("/healthz")).status).toBe(200);
+    await atInfo.app.request("/quota");
+    expect(atInfo.lines.filter((l) => l.msg === "request").map((l) => l.path)).toEqual(["/quota"]);
+
+    const atDebug = testApp("debug");
+    atDebug.app.get("/healthz", (c) => c.json({ status: "ok" }));
+    await atDebug.app.request("/healthz");
+    await atDebug.app.request("/quota");
+    const requests = atDebug.lines.filter((l) => l.msg === "request");
+    expect(requests.map((l) => [l.path, l.level])).toEqual([
+      ["/healthz", 20],
+      ["/quota", 30],
+    ]);
   });
 });
 
