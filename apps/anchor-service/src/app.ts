@@ -7,7 +7,7 @@
  * @module
  */
 import { type Executor, pendingMigrations } from "@verifiable-memory/db-schema";
-import { requestLogLevel } from "@verifiable-memory/runtime";
+import { requestLogLevel } from "@verifiable-memory/http-kit";
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { type Logger, pino } from "pino";

@@ -17,6 +17,7 @@ import {
   MAX_BATCH_BODY_BYTES,
   rpcAnchorChain,
 } from "@verifiable-memory/memory";
+import { databaseReadiness } from "@verifiable-memory/runtime";
 import { cors } from "hono/cors";
 import { registerConsole } from "./console/serve-console.js";
 import type { App, AppDeps, AppEnv, Services } from "./context.js";
@@ -59,7 +60,8 @@ import { StakingService } from "./services/staking.js";
 
 /** Every route registration, in one list (the OpenAPI test checks each is documented). */
 const routeRegistrations: readonly ((app: App, deps: AppDeps, services: Services) => void)[] = [
-  (app, deps) => registerHealthRoutes(app, deps),
+  (app, deps) =>
+    registerHealthRoutes(app, { logger: deps.logger, ready: () => databaseReadiness(deps.db) }),
   registerGetInfo,
   registerPostAuthChallenge,
   registerPostAuthVerify,

@@ -1,6 +1,6 @@
 /**
  * core-api process: config → database (DATABASE_URL or the embedded PostgreSQL) → migrations →
- * master-key check → app → HTTP server (@verifiable-memory/http-kit's runHttpProcess). Exits 1 naming the
+ * master-key check → app → HTTP server (@verifiable-memory/runtime's runHttpProcess). Exits 1 naming the
  * variable when the config is invalid, or naming the master key id when some stored data key is
  * wrapped under a key that is not configured; on SIGINT, SIGTERM or SIGHUP stops accepting, ends
  * the open `GET /events` streams, stops the background embedder (EMBEDDINGS), finishes in-flight
@@ -9,14 +9,13 @@
  */
 import { systemClock } from "@verifiable-memory/clock";
 import { createEmbeddingProvider } from "@verifiable-memory/embeddings";
-import { runHttpProcess } from "@verifiable-memory/http-kit";
 import {
   checkMasterKeys,
   EventHub,
   MissingMasterKeyError,
   VectorIndexer,
 } from "@verifiable-memory/memory";
-import { createLogger } from "@verifiable-memory/runtime";
+import { createLogger, runHttpProcess } from "@verifiable-memory/runtime";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./env.js";
 

@@ -5,6 +5,7 @@
  * docs/protocol.md §1 from @verifiable-memory/http-kit, and the memory domain shared with core-api (@verifiable-memory/memory).
  * @module
  */
+
 import {
   createApiApp,
   publishApiApp,
@@ -12,6 +13,7 @@ import {
   registerHealthRoutes,
 } from "@verifiable-memory/http-kit";
 import { createMemoryDomain, rpcAnchorChain } from "@verifiable-memory/memory";
+import { databaseReadiness } from "@verifiable-memory/runtime";
 import type { App, AppDeps, AppEnv, Services } from "./context.js";
 import { handleError } from "./errors.js";
 import { extensionCors } from "./middleware/cors.js";
@@ -26,7 +28,8 @@ import { ConnectService } from "./services/connect.js";
 
 /** Every route registration, in one list (the OpenAPI test checks each is documented). */
 const routeRegistrations: readonly ((app: App, deps: AppDeps, services: Services) => void)[] = [
-  (app, deps) => registerHealthRoutes(app, deps),
+  (app, deps) =>
+    registerHealthRoutes(app, { logger: deps.logger, ready: () => databaseReadiness(deps.db) }),
   (app, deps) => registerGetConnectPage(app, deps),
   (app, _deps, services) => registerPostConnectChallenge(app, services),
   (app, _deps, services) => registerPostConnectVerify(app, services),

@@ -1,7 +1,7 @@
 /**
  * extension-api process: config → database (DATABASE_URL or the embedded PostgreSQL) →
  * migrations → connect page bundle → master-key check → app → HTTP server on EXTENSION_PORT
- * (@verifiable-memory/http-kit's runHttpProcess). Exits 1 naming the variable when the config is invalid, or
+ * (@verifiable-memory/runtime's runHttpProcess). Exits 1 naming the variable when the config is invalid, or
  * naming the master key id when some stored data key is wrapped under a key that is not
  * configured; on SIGINT, SIGTERM or SIGHUP stops accepting, finishes in-flight requests, closes
  * the database.
@@ -9,9 +9,8 @@
  */
 import { ConfigError } from "@verifiable-memory/app-config";
 import { systemClock } from "@verifiable-memory/clock";
-import { runHttpProcess } from "@verifiable-memory/http-kit";
 import { checkMasterKeys, MissingMasterKeyError } from "@verifiable-memory/memory";
-import { createLogger } from "@verifiable-memory/runtime";
+import { createLogger, runHttpProcess } from "@verifiable-memory/runtime";
 import { createApp } from "./app.js";
 import { connectScript } from "./connect-page.js";
 import { loadConfig } from "./env.js";

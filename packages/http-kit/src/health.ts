@@ -1,10 +1,10 @@
 /**
- * `GET /healthz` (liveness) and `GET /readyz` (database reachable, every committed migration
- * applied: the `pendingMigrations` check of @verifiable-memory/db-schema) for any OpenAPIHono app.
+ * `GET /healthz` (liveness) and `GET /readyz` (readiness, as the app's `ready()` callback finds
+ * it: for the APIs, the database reachable and every committed migration applied, through
+ * @verifiable-memory/runtime's databaseReadiness) for any OpenAPIHono app.
  * @module
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { type Database, pendingMigrations } from "@verifiable-memory/db-schema";
 import type { Logger } from "pino";
 import { errorBody, loggableError } from "./errors.js";
 import { errorResponse, NoQuerySchema } from "./openapi.js";
@@ -13,10 +13,23 @@ import type { RequestIdEnv } from "./request-log.js";
 const LiveSchema = z.object({ status: z.literal("ok") });
 const ReadySchema = z.object({ status: z.literal("ready") });
 
-/** Registers `GET /healthz` and `GET /readyz` on `app`. */
+/**
+ * What a readiness check finds: ready, or the migrations still to apply (503
+ * `migrations_pending`). A check that throws means the database does not answer (503
+ * `database_unavailable`).
+ */
+export type Readiness =
+  | { readonly ready: true }
+  | { readonly ready: false; readonly pending: number };
+
+/**
+ * Registers `GET /healthz` (200 while the process answers) and `GET /readyz` (200 when `ready()`
+ * finds the app ready; 503 `migrations_pending` with `{ pending }`, or 503 `database_unavailable`
+ * when it throws, logged at warn with the request id) on `app`.
+ */
 export function registerHealthRoutes<E extends RequestIdEnv>(
   app: OpenAPIHono<E>,
-  deps: { readonly db: Database; readonly logger: Logger },
+  deps: { readonly ready: () => Promise<Readiness>; readonly logger: Logger },
 ): void {
   app.openapi(
     createRoute({
@@ -50,9 +63,9 @@ export function registerHealthRoutes<E extends RequestIdEnv>(
       },
     }),
     async (c) => {
-      let pending: number;
+      let readiness: Readiness;
       try {
-        pending = await pendingMigrations(deps.db);
+        readiness = await deps.ready();
       } catch (error) {
         deps.logger.warn(
           { requestId: c.var.requestId, err: loggableError(error) },
@@ -60,7 +73,8 @@ export function registerHealthRoutes<E extends RequestIdEnv>(
         );
         return c.json(errorBody("database_unavailable", "the database does not answer"), 503);
       }
-      if (pending > 0) {
+      if (!readiness.ready) {
+        const { pending } = readiness;
         return c.json(
           errorBody("migrations_pending", `${pending} migration(s) not applied`, { pending }),
           503,

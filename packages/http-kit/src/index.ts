@@ -25,7 +25,7 @@ export {
   type LoggedError,
   loggableError,
 } from "./errors.js";
-export { registerHealthRoutes } from "./health.js";
+export { type Readiness, registerHealthRoutes } from "./health.js";
 export { type InFlightTracker, trackInFlight } from "./in-flight.js";
 export {
   type MemoryRouteOptions,
@@ -41,7 +41,6 @@ export {
   validationHook,
   withoutNul,
 } from "./openapi.js";
-export { type HttpProcessOptions, runHttpProcess } from "./process.js";
 export {
   clientIp,
   limitPerClientIp,
@@ -51,7 +50,7 @@ export {
   RateLimits,
   rateLimitAddressKey,
 } from "./rate-limit.js";
-export { type RequestIdEnv, requestLog } from "./request-log.js";
+export { PROBE_PATHS, type RequestIdEnv, requestLog, requestLogLevel } from "./request-log.js";
 export {
   answerClientErrors,
   HEADERS_TIMEOUT_MS,

@@ -6,7 +6,6 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { requestLogLevel } from "@verifiable-memory/runtime";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 
@@ -17,6 +16,17 @@ export interface RequestIdEnv {
 
 /** An incoming x-request-id is kept only when it is short and plain. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Paths that orchestrators and scrapers request every few seconds: health probes and metrics. */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"]);
+
+/**
+ * The level of a request's access-log line: `debug` for {@link PROBE_PATHS} (a probe every few
+ * seconds would drown the log at `info`), `info` for everything else.
+ */
+export function requestLogLevel(path: string): "debug" | "info" {
+  return PROBE_PATHS.has(path) ? "debug" : "info";
+}
 
 /**
  * Sets `c.var.requestId` and the `x-request-id` header before the route runs (a header set on a

@@ -8,7 +8,6 @@
  */
 import { Writable } from "node:stream";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { createTestDatabase } from "@verifiable-memory/db-schema/testing";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -22,6 +21,7 @@ import {
   publishApiApp,
   type RateLimitEnv,
   RateLimits,
+  type Readiness,
   type RequestIdEnv,
   registerHealthRoutes,
   trackInFlight,
@@ -218,18 +218,38 @@ describe("requestLog", () => {
 });
 
 describe("registerHealthRoutes", () => {
-  it("answers /healthz, and /readyz ready on a migrated database", async () => {
-    const database = await createTestDatabase();
-    try {
-      const app = new OpenAPIHono<RequestIdEnv>();
-      registerHealthRoutes(app, { db: database.db, logger: pino({ level: "silent" }) });
-      expect(await (await app.request("/healthz")).json()).toEqual({ status: "ok" });
-      const ready = await app.request("/readyz");
-      expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ status: "ready" });
-    } finally {
-      await database.close();
-    }
+  function healthApp(ready: () => Promise<Readiness>) {
+    const app = new OpenAPIHono<RequestIdEnv>();
+    registerHealthRoutes(app, { ready, logger: pino({ level: "silent" }) });
+    return app;
+  }
+
+  it("answers /healthz, and /readyz as ready() finds it", async () => {
+    const ready = healthApp(async () => ({ ready: true }));
+    expect(await (await ready.request("/healthz")).json()).toEqual({ status: "ok" });
+    const answer = await ready.request("/readyz");
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ status: "ready" });
+
+    const pending = await healthApp(async () => ({ ready: false, pending: 2 })).request("/readyz");
+    expect(pending.status).toBe(503);
+    const pendingBody = (await pending.json()) as { error: { code: string; details: unknown } };
+    expect(pendingBody.error).toMatchObject({
+      code: "migrations_pending",
+      details: { pending: 2 },
+    });
+  });
+
+  it("answers 503 database_unavailable when ready() throws", async () => {
+    const down = healthApp(async () => {
+      throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    });
+    expect((await down.request("/healthz")).status).toBe(200);
+    const answer = await down.request("/readyz");
+    expect(answer.status).toBe(503);
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe(
+      "database_unavailable",
+    );
   });
 });
 

@@ -1,9 +1,11 @@
 /**
  * `@verifiable-memory/runtime` (private): what being one of the service's processes takes.
- * Today the logger every app uses (`LOG_LEVEL`, readable on a terminal, JSON otherwise) and the
- * access-log level of a request (health probes and metrics scrapes at `debug`).
+ * The logger every app uses (`LOG_LEVEL`, readable on a terminal, JSON otherwise); the HTTP API
+ * process (`runHttpProcess`: database, migrations, server, shutdown) and its readiness check.
  * @module
  */
+
+export { type HttpProcessOptions, runHttpProcess } from "./http-process.js";
 export {
   createLogger,
   LOG_LEVELS,
@@ -11,6 +13,5 @@ export {
   type LogLevel,
   LogLevelSchema,
   type LogOutput,
-  PROBE_PATHS,
-  requestLogLevel,
 } from "./logger.js";
+export { databaseReadiness } from "./readiness.js";

@@ -55,14 +55,3 @@ export function createLogger(options: LoggerOptions): Logger {
   });
   return pino(settings, readable);
 }
-
-/** Paths that orchestrators and scrapers request every few seconds: health probes and metrics. */
-export const PROBE_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"]);
-
-/**
- * The level of a request's access-log line: `debug` for {@link PROBE_PATHS} (a probe every few
- * seconds would drown the log at `info`), `info` for everything else.
- */
-export function requestLogLevel(path: string): "debug" | "info" {
-  return PROBE_PATHS.has(path) ? "debug" : "info";
-}

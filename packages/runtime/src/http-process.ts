@@ -4,7 +4,7 @@
  * SIGTERM or SIGHUP it stops accepting, ends long-lived responses (`onStop`), finishes the requests
  * in flight, closes the database (and the embedded PostgreSQL it started), and exits 0. The server
  * refuses oversized headers (431) and slow requests (408 after 30 s) in the API's error shape
- * (server-limits.ts).
+ * (@verifiable-memory/http-kit's server limits).
  * @module
  */
 import type { Server } from "node:http";
@@ -16,9 +16,8 @@ import {
   migrateDatabase,
   resolveDatabaseUrl,
 } from "@verifiable-memory/db-schema";
+import { answerClientErrors, SERVER_OPTIONS, trackInFlight } from "@verifiable-memory/http-kit";
 import type { Logger } from "pino";
-import { trackInFlight } from "./in-flight.js";
-import { answerClientErrors, SERVER_OPTIONS } from "./server-limits.js";
 
 /** A fetch handler as @hono/node-server serves it (an app's `fetch`). */
 type ServedFetch = Parameters<typeof serve>[0]["fetch"];
