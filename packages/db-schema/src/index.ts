@@ -163,6 +163,7 @@ export {
   type MemoryToEmbed,
   type SealedVector,
   type StoredVector,
+  streamMemoryVectors,
 } from "./queries/memory-vectors.js";
 export {
   listNamespaces,

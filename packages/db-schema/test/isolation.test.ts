@@ -65,6 +65,7 @@ import {
   revokeGrantsOfKey,
   rootAtSize,
   sealRecallSegment,
+  streamMemoryVectors,
   streamRecallSegments,
   supersedeMemory,
   touchApiKeyLastUsed,
@@ -126,6 +127,7 @@ const USER_SCOPED = [
   "latestEventId",
   "insertMemoryVectors",
   "listMemoryVectors",
+  "streamMemoryVectors",
   "deleteVectorsOf",
 ];
 /** Inserts whose row carries the userId given in the input. */
@@ -449,6 +451,11 @@ describe("authorization: called as another user, every user-scoped function find
     listMemoryVectors: async () => {
       const ids = (await listMemoryVectors(t.db, A, MODEL, null)).map((v) => v.memoryId);
       expect(ids).toEqual([a.kept.id]);
+    },
+    streamMemoryVectors: async () => {
+      const seen: string[] = [];
+      await streamMemoryVectors(t.db, A, MODEL, null, (v) => seen.push(v.memoryId));
+      expect(seen).toEqual([a.kept.id]);
     },
     deleteVectorsOf: async () => {
       await deleteVectorsOf(t.db, A, b.kept.id);

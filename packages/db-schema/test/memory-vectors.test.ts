@@ -13,6 +13,8 @@ import {
   insertMemoryVectors,
   listMemoriesWithoutVector,
   listMemoryVectors,
+  type StoredVector,
+  streamMemoryVectors,
 } from "../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
 import { makeUser, newMemory } from "./_fixtures.js";
@@ -55,6 +57,25 @@ describe("memory vectors", () => {
       first.ciphertext,
     );
     expect(await listMemoryVectors(t.db, user.id, "m1", new Date(Date.now() + 60_000))).toEqual([]);
+    // The binary COPY read gives the same rows, byte for byte; a model id with a quote is a literal.
+    const streamed: StoredVector[] = [];
+    await streamMemoryVectors(t.db, user.id, "m1", null, (v) =>
+      streamed.push({ ...v, iv: Buffer.from(v.iv), ciphertext: Buffer.from(v.ciphertext) }),
+    );
+    expect(
+      streamed.map((v) => [v.memoryId, v.leafIndex, Buffer.from(v.ciphertext).toString("hex")]),
+    ).toEqual(
+      stored.map((v) => [v.memoryId, v.leafIndex, Buffer.from(v.ciphertext).toString("hex")]),
+    );
+    expect(streamed.map((v) => v.createdAt.getTime())).toEqual(
+      stored.map((v) => v.createdAt.getTime()),
+    );
+    let later = 0;
+    await streamMemoryVectors(t.db, user.id, "m1", stored[0]?.createdAt ?? null, () => later++);
+    expect(later).toBe(2);
+    expect(await streamMemoryVectors(t.db, user.id, "m1' or '1'='1", null, () => undefined)).toBe(
+      0,
+    );
     await deleteMemory(t.db, user.id, a.id);
     expect((await listMemoryVectors(t.db, user.id, "m1", null)).map((v) => v.memoryId)).toEqual([
       b.id,

@@ -15,11 +15,11 @@ import { isAscii } from "node:buffer";
 import type { Clock } from "@verifiable-memory/clock";
 import {
   type Database,
-  listMemoryVectors,
   listSupersededBefore,
   type RecallRow,
   readRecallPage,
   sealRecallSegment,
+  streamMemoryVectors,
   streamRecallSegments,
 } from "@verifiable-memory/db-schema";
 import { decryptBody, decryptVector } from "@verifiable-memory/envelope-crypto";
@@ -214,25 +214,24 @@ export class RecallCache {
       log.vectorsCheckedAt = null;
     }
     const store = log.vectors;
-    const rows = await listMemoryVectors(this.db, userId, vector.modelId, log.vectorsCheckedAt);
     const context = { userId, memoryId: "", modelId: vector.modelId };
-    for (const row of rows) {
+    await streamMemoryVectors(this.db, userId, vector.modelId, log.vectorsCheckedAt, (row) => {
       const position = log.positionOfLeaf(row.leafIndex);
       if (
         log.leafIndexes[position] !== row.leafIndex ||
         !log.isLive(position) ||
         store.has(position)
       ) {
-        continue;
+        return;
       }
       context.memoryId = row.memoryId;
       const values = decryptVector(dataKey, row, context);
       if (values.length !== store.dimensions) {
-        continue;
+        return;
       }
       log.bytes += store.add(position, values);
       log.changes++;
-    }
+    });
     log.vectorsCheckedAt = new Date(checkStartedAt - this.overlapMs);
   }
 
