@@ -17,6 +17,7 @@ import {
   parseConfig,
   perMinuteLimit,
   port,
+  positiveInt,
   previousMasterKeys,
   recallLanguage,
   siwsChainId,
@@ -80,6 +81,7 @@ const schema = z
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
     TRUST_PROXY: flag(false),
     LOG_LEVEL: LogLevelSchema,
+    SSE_MAX_STREAMS_PER_CREDENTIAL: positiveInt(16, 100_000),
     CONSOLE_CHAIN_RPC_URL: url.optional(),
     CONSOLE_DIR: optionalText,
     ...embeddingsFields,
@@ -137,6 +139,11 @@ export interface Config {
    * a proxy that overwrites that header.
    */
   readonly trustProxy: boolean;
+  /**
+   * Most concurrent `GET /events` streams one credential may hold in this process, counted as the
+   * rate limits count credentials (docs/protocol.md §4.8 "Events").
+   */
+  readonly sseMaxStreamsPerCredential: number;
   /**
    * The chain JSON-RPC the web console reads commitment accounts from, in the browser
    * (CONSOLE_CHAIN_RPC_URL; default the cluster's public endpoint, on localnet the chain RPC).
@@ -198,6 +205,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     trustProxy: v.TRUST_PROXY,
     logLevel: v.LOG_LEVEL,
+    sseMaxStreamsPerCredential: v.SSE_MAX_STREAMS_PER_CREDENTIAL,
     consoleChainRpcUrl:
       v.CONSOLE_CHAIN_RPC_URL ??
       PUBLIC_CLUSTER_RPC[v.SIWS_CHAIN_ID] ??

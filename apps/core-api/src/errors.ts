@@ -40,7 +40,8 @@ export type ErrorCode =
   | "method_not_allowed"
   | "chain_unavailable"
   | "embeddings_unavailable"
-  | "staking_not_configured";
+  | "staking_not_configured"
+  | "too_many_streams";
 
 /** The HTTP status of each code: the shared ones, and this API's own. */
 const STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
@@ -54,6 +55,7 @@ const STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   blockhash_expired: 409,
   transaction_failed: 409,
   gone: 410,
+  too_many_streams: 429,
   grant_expired: 410,
   grant_exhausted: 410,
   grant_revoked: 410,

@@ -2952,7 +2952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description rate_limited: too many requests with this credential */
+            /** @description rate_limited: too many requests with this credential; too_many_streams: the credential already holds SSE_MAX_STREAMS_PER_CREDENTIAL streams */
             429: {
                 headers: {
                     /** @description Seconds to wait before the limit admits another request (at least 1) */

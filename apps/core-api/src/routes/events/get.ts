@@ -23,6 +23,7 @@ import { EventHub, NamespaceSchema } from "@verifiable-memory/memory";
 import { queryInteger } from "@verifiable-memory/memory-schemas";
 import { streamSSE } from "hono/streaming";
 import type { App, AppDeps, Services } from "../../context.js";
+import { ApiError } from "../../errors.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 
@@ -52,6 +53,17 @@ const EVENT_STREAM_DESCRIPTION = [
 export function registerGetEvents(app: App, deps: AppDeps, _services: Services): void {
   const hub = deps.events ?? new EventHub({ db: deps.db, logger: deps.logger });
   const heartbeatMs = deps.eventsHeartbeatMs ?? EVENTS_HEARTBEAT_MS;
+  const maxStreams = deps.config.sseMaxStreamsPerCredential;
+  /** Open streams of this process by credential (as the rate limits key credentials). */
+  const openStreams = new Map<string, number>();
+  const release = (credential: string) => {
+    const left = (openStreams.get(credential) ?? 1) - 1;
+    if (left <= 0) {
+      openStreams.delete(credential);
+    } else {
+      openStreams.set(credential, left);
+    }
+  };
   const route = createRoute({
     method: "get",
     path: "/events",
@@ -101,22 +113,40 @@ export function registerGetEvents(app: App, deps: AppDeps, _services: Services):
       400: errorResponse("invalid_request: a bad filter or event id"),
       401: unauthorizedResponse(),
       403: errorResponse("insufficient_scope: the API key lacks memories:read"),
-      429: rateLimitedResponse("rate_limited: too many requests with this credential"),
+      429: rateLimitedResponse(
+        "rate_limited: too many requests with this credential; too_many_streams: the credential already holds SSE_MAX_STREAMS_PER_CREDENTIAL streams",
+      ),
     },
   });
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
     const resumeFrom = c.req.valid("header")["last-event-id"] ?? query.lastEventId;
     const auth = c.var.auth;
-    const feed = await hub.open({
-      userId: auth.userId,
-      afterId: resumeFrom ?? null,
-      filter: {
-        namespace: query.namespace,
-        namespacePrefix: query.namespacePrefix,
-        confinedTo: auth.namespace,
-      },
-    });
+    const credential = auth.apiKeyId === null ? `user:${auth.userId}` : `api_key:${auth.apiKeyId}`;
+    const holding = openStreams.get(credential) ?? 0;
+    if (holding >= maxStreams) {
+      throw new ApiError(
+        "too_many_streams",
+        `this credential already holds ${holding} event streams, the most allowed`,
+        { limit: maxStreams },
+      );
+    }
+    openStreams.set(credential, holding + 1);
+    let feed: Awaited<ReturnType<typeof hub.open>>;
+    try {
+      feed = await hub.open({
+        userId: auth.userId,
+        afterId: resumeFrom ?? null,
+        filter: {
+          namespace: query.namespace,
+          namespacePrefix: query.namespacePrefix,
+          confinedTo: auth.namespace,
+        },
+      });
+    } catch (error) {
+      release(credential);
+      throw error;
+    }
     c.header("X-Accel-Buffering", "no");
     const response = streamSSE(c, async (stream) => {
       stream.onAbort(() => feed.close());
@@ -138,6 +168,7 @@ export function registerGetEvents(app: App, deps: AppDeps, _services: Services):
       } finally {
         clearInterval(heartbeat);
         feed.close();
+        release(credential);
       }
     });
     // No keep-alive after a stream: when it ends (shutdown, error) the connection goes too, so a
