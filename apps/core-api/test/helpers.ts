@@ -22,11 +22,13 @@ import { type Config, loadConfig } from "../src/env.js";
 export {
   type Answer,
   call,
+  callAt,
   expectRateLimited,
   mintApiKey,
   newUser,
   newWallet,
   postJson,
+  request,
   send,
   signIn,
   TEST_ENV,

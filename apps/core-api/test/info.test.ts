@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/env.js";
-import { call, startTestApp, TEST_ENV, type TestApp } from "./helpers.js";
+import { callAt, startTestApp, TEST_ENV, type TestApp } from "./helpers.js";
 
 let dir: string;
 let t: TestApp;
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 describe("GET /info", () => {
   it("answers without a credential with the deployment's anchoring parameters", async () => {
-    const res = await call(`${t.url}/info`);
+    const res = await callAt(t.app, "/info");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       service: TEST_ENV.SERVICE_NAME,
@@ -45,7 +45,7 @@ describe("GET /info", () => {
 
   it("says null for the authority when the process has no keypair, and refuses unknown query", async () => {
     expect(loadConfig(TEST_ENV).anchorAuthority).toBeNull();
-    const res = await call<{ error: { code: string } }>(`${t.url}/info?x=1`);
+    const res = await callAt<{ error: { code: string } }>(t.app, "/info?x=1");
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_request");
   });

@@ -1,5 +1,6 @@
 /**
- * API keys (docs/protocol.md §3) and bearer resolution (docs/protocol.md §3) over real HTTP.
+ * API keys (docs/protocol.md §3) and bearer resolution (docs/protocol.md §3), through the app in
+ * process (`app.request`: no socket is needed).
  */
 import { AuthError, resolveBearer } from "@verifiable-memory/auth";
 import { type Database, getApiKey } from "@verifiable-memory/db-schema";
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   mintApiKey,
   newWallet,
-  postJson,
+  request,
   signIn,
   startTestApp,
   TEST_ENV,
@@ -19,24 +20,22 @@ let t: TestApp;
 let token: string;
 beforeAll(async () => {
   t = await startTestApp();
-  ({ token } = await signIn(t.url, newWallet()));
+  ({ token } = await signIn(t.app, newWallet()));
 });
 afterAll(async () => {
   await t.close();
 });
 
 const get = (path: string, bearer?: string) =>
-  fetch(`${t.url}${path}`, { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
+  request(t.app, path, { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
 const del = (path: string, bearer: string) =>
-  fetch(`${t.url}${path}`, { method: "DELETE", headers: { authorization: `Bearer ${bearer}` } });
+  request(t.app, path, { method: "DELETE", headers: { authorization: `Bearer ${bearer}` } });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  request(t.app, path, { body, headers });
 
 describe("API keys", () => {
   it("mints svc_ + 48 hex, stores only its SHA-256 and the 12-char prefix", async () => {
-    const res = await postJson(
-      `${t.url}/keys`,
-      { label: "my agent" },
-      { authorization: `Bearer ${token}` },
-    );
+    const res = await post("/keys", { label: "my agent" }, { authorization: `Bearer ${token}` });
     expect(res.status).toBe(201);
     const key = (await res.json()) as {
       id: string;
@@ -59,9 +58,9 @@ describe("API keys", () => {
   });
 
   it("lists newest first without raw keys or hashes, with cursor pagination", async () => {
-    const { token: own } = await signIn(t.url, newWallet());
+    const { token: own } = await signIn(t.app, newWallet());
     for (const label of ["a", "b", "c"]) {
-      await mintApiKey(t.url, own, label);
+      await mintApiKey(t.app, own, label);
     }
     const first = (await (await get("/keys?limit=2", own)).json()) as {
       items: { label: string }[];
@@ -83,11 +82,11 @@ describe("API keys", () => {
   });
 
   it("works as a bearer, records lastUsedAt, and revocation is effective on the next request", async () => {
-    const key = await mintApiKey(t.url, token);
+    const key = await mintApiKey(t.app, token);
     expect((await get("/readyz")).status).toBe(200);
-    expect(
-      (await postJson(`${t.url}/keys`, { label: "x" }, { authorization: `Bearer ${key}` })).status,
-    ).toBe(403);
+    expect((await post("/keys", { label: "x" }, { authorization: `Bearer ${key}` })).status).toBe(
+      403,
+    );
     const listed = (await (await get("/keys", token)).json()) as {
       items: { id: string; prefix: string; lastUsedAt: string | null }[];
     };
@@ -100,8 +99,8 @@ describe("API keys", () => {
   });
 
   it("writes lastUsedAt at most once a minute without an UPDATE per request; revocation still applies on the next request", async () => {
-    const { token: own, userId } = await signIn(t.url, newWallet());
-    const key = await mintApiKey(t.url, own, "throttled");
+    const { token: own, userId } = await signIn(t.app, newWallet());
+    const key = await mintApiKey(t.app, own, "throttled");
     // resolveBearer over the app's database, counting the UPDATE statements it builds.
     let updates = 0;
     const counting = new Proxy(t.db, {
@@ -141,25 +140,20 @@ describe("API keys", () => {
     expect((await del(`/keys/${auth.apiKeyId}`, own)).status).toBe(204);
     await expect(resolve()).rejects.toBeInstanceOf(AuthError);
     expect(
-      (await postJson(`${t.url}/memories`, { content: "x" }, { authorization: `Bearer ${key}` }))
-        .status,
+      (await post("/memories", { content: "x" }, { authorization: `Bearer ${key}` })).status,
     ).toBe(401);
   });
 
   it("refuses key management with an API key (403 session_required)", async () => {
-    const key = await mintApiKey(t.url, token);
+    const key = await mintApiKey(t.app, token);
     const res = await get("/keys", key);
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("session_required");
   });
 
   it("404s another user's key id and unknown ids", async () => {
-    const { token: other } = await signIn(t.url, newWallet());
-    const res = await postJson(
-      `${t.url}/keys`,
-      { label: "theirs" },
-      { authorization: `Bearer ${other}` },
-    );
+    const { token: other } = await signIn(t.app, newWallet());
+    const res = await post("/keys", { label: "theirs" }, { authorization: `Bearer ${other}` });
     const { id } = (await res.json()) as { id: string };
     expect((await del(`/keys/${id}`, token)).status).toBe(404);
     expect((await del("/keys/does-not-exist", token)).status).toBe(404);
@@ -168,9 +162,9 @@ describe("API keys", () => {
 
   it("rejects bad labels", async () => {
     for (const label of ["", "x".repeat(101)]) {
-      expect(
-        (await postJson(`${t.url}/keys`, { label }, { authorization: `Bearer ${token}` })).status,
-      ).toBe(400);
+      expect((await post("/keys", { label }, { authorization: `Bearer ${token}` })).status).toBe(
+        400,
+      );
     }
   });
 });
@@ -179,7 +173,7 @@ describe("session tokens", () => {
   const secret = new TextEncoder().encode(TEST_ENV.JWT_SECRET);
 
   it("rejects expired, wrong-secret, alg:none and garbage tokens with 401", async () => {
-    const { userId } = await signIn(t.url, newWallet());
+    const { userId } = await signIn(t.app, newWallet());
     const iat = Math.floor(t.clock.now().getTime() / 1000);
     const expired = await new SignJWT({ pk: "x" })
       .setProtectedHeader({ alg: "HS256" })
@@ -207,7 +201,7 @@ describe("session tokens", () => {
   });
 
   it("expires after one hour by the injected clock", async () => {
-    const { token: fresh } = await signIn(t.url, newWallet());
+    const { token: fresh } = await signIn(t.app, newWallet());
     t.clock.advance(3599_000);
     expect((await get("/keys", fresh)).status).toBe(200);
     t.clock.advance(1_000);

@@ -4,7 +4,7 @@
  * address, and the checks of a 429.
  * @module
  */
-import { request } from "node:http";
+import { request as nodeRequest } from "node:http";
 import { expect } from "vitest";
 import { newWallet, type Wallet } from "./wallet.js";
 
@@ -17,20 +17,70 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
   });
 }
 
+/**
+ * Where a test sends its requests: a base URL (real HTTP), or a hono app answered in process
+ * through `app.request` (no socket: the app sees no client address).
+ */
+export type HttpTarget =
+  | string
+  | { request(path: string, init?: RequestInit): Response | Promise<Response> };
+
+/** A request's method, headers and JSON body (sent as `application/json` when present). */
+export interface JsonRequest {
+  readonly method?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: unknown;
+}
+
+/**
+ * Sends `init` to `path` on `target`: `fetch(base + path)`, or `app.request(path)` in process.
+ * The method defaults to GET without a body and POST with one.
+ */
+export function request(
+  target: HttpTarget,
+  path: string,
+  init: JsonRequest = {},
+): Promise<Response> {
+  const options: RequestInit = {
+    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+    headers: {
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      ...init.headers,
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  };
+  return Promise.resolve(
+    typeof target === "string" ? fetch(`${target}${path}`, options) : target.request(path, options),
+  );
+}
+
+/** {@link request}, then the status and parsed JSON body (null for an empty body). */
+export async function callAt<T = Record<string, unknown>>(
+  target: HttpTarget,
+  path: string,
+  init: JsonRequest = {},
+): Promise<{ status: number; body: T }> {
+  const res = await request(target, path, init);
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
 /** Signs in through /auth/challenge and /auth/verify; returns the session token and user id. */
 export async function signIn(
-  url: string,
+  target: HttpTarget,
   wallet: Wallet,
 ): Promise<{ token: string; userId: string }> {
   const challenge = (await (
-    await postJson(`${url}/auth/challenge`, { publicKey: wallet.publicKey })
+    await request(target, "/auth/challenge", { body: { publicKey: wallet.publicKey } })
   ).json()) as {
     message: string;
   };
-  const res = await postJson(`${url}/auth/verify`, {
-    publicKey: wallet.publicKey,
-    message: challenge.message,
-    signature: wallet.sign(challenge.message),
+  const res = await request(target, "/auth/verify", {
+    body: {
+      publicKey: wallet.publicKey,
+      message: challenge.message,
+      signature: wallet.sign(challenge.message),
+    },
   });
   if (res.status !== 200) {
     throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
@@ -40,8 +90,15 @@ export async function signIn(
 }
 
 /** Mints an API key with a session token. */
-export async function mintApiKey(url: string, token: string, label = "agent"): Promise<string> {
-  const res = await postJson(`${url}/keys`, { label }, { authorization: `Bearer ${token}` });
+export async function mintApiKey(
+  target: HttpTarget,
+  token: string,
+  label = "agent",
+): Promise<string> {
+  const res = await request(target, "/keys", {
+    body: { label },
+    headers: { authorization: `Bearer ${token}` },
+  });
   if (res.status !== 201) {
     throw new Error(`minting a key failed: ${res.status} ${await res.text()}`);
   }
@@ -57,9 +114,9 @@ export interface TestUser {
 }
 
 /** Signs a fresh wallet in. */
-export async function newUser(url: string): Promise<TestUser> {
+export async function newUser(target: HttpTarget): Promise<TestUser> {
   const wallet = newWallet();
-  const { token, userId } = await signIn(url, wallet);
+  const { token, userId } = await signIn(target, wallet);
   return { wallet, userId, token, headers: { authorization: `Bearer ${token}` } };
 }
 
@@ -99,7 +156,7 @@ export function send(
   const target = new URL(url);
   const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
   return new Promise((resolve, reject) => {
-    const req = request(
+    const req = nodeRequest(
       {
         host: target.hostname,
         port: target.port,
