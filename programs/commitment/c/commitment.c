@@ -66,6 +66,14 @@ typedef long long i64;
 #define ANCHOR_CONFIG_OFF_BUMP 40
 #define ANCHOR_CONFIG_SIZE 41
 
+/* Checkpoint log account layout (89 bytes), PDA ["checkpoint-log", authority]. */
+#define LOG_OFF_AUTHORITY 8
+#define LOG_OFF_ROOT 40
+#define LOG_OFF_SIZE 72
+#define LOG_OFF_NONCE 80
+#define LOG_OFF_BUMP 88
+#define CHECKPOINT_LOG_SIZE 89
+
 /* Stake vault account layout (560 bytes), PDA ["vault", owner]: header, then MAX_LOTS lots of
  * { amount u64, unlock_at i64 } (the first lot_count in deposit order, the rest zero). */
 #define VAULT_OFF_OWNER 8
@@ -87,6 +95,8 @@ typedef long long i64;
 #define SET_ANCHOR_CONFIG_DATA_LEN (8 + 32)
 #define SET_AUTHORITY_DATA_LEN (8 + 32)
 #define SWEEP_VAULT_DATA_LEN 8
+#define INITIALIZE_CHECKPOINT_LOG_DATA_LEN 8
+#define COMMIT_CHECKPOINT_LOG_DATA_LEN (8 + 32 + 8 + 8)
 /* commit_many: discriminator, Borsh Vec length u32, then entries of root || count || nonce. */
 #define COMMIT_MANY_HEADER_LEN (8 + 4)
 #define COMMIT_ENTRY_LEN (32 + 8 + 8)
@@ -181,6 +191,13 @@ static const u8 SET_ANCHOR_CONFIG_DISCRIMINATOR[8] = {0x14, 0x00, 0xc5, 0xeb,
 static const u8 SWEEP_VAULT_DISCRIMINATOR[8] = {0x89, 0x5c, 0x09, 0x01, 0x8c, 0xed, 0xd6, 0x8c};
 static const u8 ANCHOR_CONFIG_DISCRIMINATOR[8] = {0xb9, 0x1e, 0x3a, 0x35,
                                                   0x79, 0x9e, 0xd4, 0x8e};
+static const u8 INITIALIZE_CHECKPOINT_LOG_DISCRIMINATOR[8] = {0x68, 0x04, 0xc6, 0x9b,
+                                                             0xcb, 0xbe, 0x54, 0x0b};
+static const u8 COMMIT_CHECKPOINT_LOG_DISCRIMINATOR[8] = {0xf1, 0x9b, 0x45, 0x9e,
+                                                         0xda, 0x43, 0xdf, 0x4b};
+static const u8 CHECKPOINT_LOG_DISCRIMINATOR[8] = {0x59, 0xd8, 0x37, 0xaf, 0x3e, 0x0d, 0x65, 0xd7};
+static const u8 CHECKPOINT_LOG_SEED[14] = {'c', 'h', 'e', 'c', 'k', 'p', 'o',
+                                           'i', 'n', 't', '-', 'l', 'o', 'g'};
 static const u8 ANCHOR_CONFIG_SEED[13] = {'a', 'n', 'c', 'h', 'o', 'r', '_',
                                           'c', 'o', 'n', 'f', 'i', 'g'};
 /* BPFLoaderUpgradeab1e11111111111111111111111 */
@@ -1245,6 +1262,121 @@ static __attribute__((noinline)) u64 process_sweep_vault(Context *ctx) {
   return 0;
 }
 
+/*
+ * initialize_checkpoint_log()
+ * Accounts: [authority (signer, writable, payer), checkpoint_log PDA ["checkpoint-log",
+ * authority] (writable), system_program].
+ * Creates the authority's own checkpoint log account (89 bytes, rent-exempt): zero root, size
+ * 0, nonce 0. The address names the signer, so nobody else can create or squat it.
+ */
+static __attribute__((noinline)) u64 process_initialize_checkpoint_log(Context *ctx) {
+  if (ctx->data_len != INITIALIZE_CHECKPOINT_LOG_DATA_LEN) {
+    return ERR_INVALID_INSTRUCTION;
+  }
+  if (ctx->account_count < 3) {
+    return ERR_NOT_ENOUGH_ACCOUNTS;
+  }
+  SolAccountInfo *authority = &ctx->accounts[0];
+  SolAccountInfo *log = &ctx->accounts[1];
+  if (!authority->is_signer) {
+    return ERR_UNAUTHORIZED;
+  }
+  if (!authority->is_writable || !bytes_zero(ctx->accounts[2].key->x, 32)) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  SolPubkey expected;
+  u8 bump = 0;
+  SolSignerSeed seeds[3];
+  seeds[0].addr = CHECKPOINT_LOG_SEED;
+  seeds[0].len = sizeof(CHECKPOINT_LOG_SEED);
+  seeds[1].addr = authority->key->x;
+  seeds[1].len = 32;
+  seeds[2].addr = &bump;
+  seeds[2].len = 1;
+  if (sol_try_find_program_address(seeds, 2, ctx->program_id, &expected, &bump) != 0 ||
+      !key_equal(&expected, log->key) || !log->is_writable) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  if (key_equal(log->owner, ctx->program_id)) {
+    return ERR_ALREADY_INITIALIZED;
+  }
+  SolSignerSeeds signer;
+  signer.addr = seeds;
+  signer.len = 3;
+  SystemCall call;
+  call.seeds = &signer;
+  call.system_index = 2;
+  u64 rc = create_pda_account(ctx, &call, CHECKPOINT_LOG_SIZE);
+  if (rc != 0) {
+    return rc;
+  }
+  u8 *account = log->data;
+  bytes_copy(account, CHECKPOINT_LOG_DISCRIMINATOR, 8);
+  bytes_copy(account + LOG_OFF_AUTHORITY, authority->key->x, 32);
+  account[LOG_OFF_BUMP] = bump;
+  return 0;
+}
+
+/*
+ * commit_checkpoint_log(root: [u8; 32], size: u64, expected_nonce: u64)
+ * Accounts: [authority (signer), checkpoint_log PDA (writable)].
+ * The rules of commit: program-owned, 89 bytes, discriminator, writable and PDA
+ * ["checkpoint-log", stored authority, stored bump] (InvalidAccount); the stored authority
+ * signed (Unauthorized); size >= stored size (CountDecreased) and the stored root at an equal
+ * size (RootMismatch); expected_nonce == stored nonce (NonceMismatch); nonce < u64::MAX.
+ */
+static __attribute__((noinline)) u64 process_commit_checkpoint_log(Context *ctx) {
+  if (ctx->data_len != COMMIT_CHECKPOINT_LOG_DATA_LEN) {
+    return ERR_INVALID_INSTRUCTION;
+  }
+  if (ctx->account_count < 2) {
+    return ERR_NOT_ENOUGH_ACCOUNTS;
+  }
+  SolAccountInfo *authority = &ctx->accounts[0];
+  SolAccountInfo *log = &ctx->accounts[1];
+  u8 *account = log->data;
+  if (!key_equal(log->owner, ctx->program_id) || log->data_len != CHECKPOINT_LOG_SIZE ||
+      !bytes_equal(account, CHECKPOINT_LOG_DISCRIMINATOR, 8) || !log->is_writable) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  SolPubkey expected;
+  SolSignerSeed seeds[3];
+  seeds[0].addr = CHECKPOINT_LOG_SEED;
+  seeds[0].len = sizeof(CHECKPOINT_LOG_SEED);
+  seeds[1].addr = account + LOG_OFF_AUTHORITY;
+  seeds[1].len = 32;
+  seeds[2].addr = account + LOG_OFF_BUMP;
+  seeds[2].len = 1;
+  if (sol_create_program_address(seeds, 3, ctx->program_id, &expected) != 0 ||
+      !key_equal(&expected, log->key)) {
+    return ERR_INVALID_ACCOUNT;
+  }
+  if (!authority->is_signer || !bytes_equal(authority->key->x, account + LOG_OFF_AUTHORITY, 32)) {
+    return ERR_UNAUTHORIZED;
+  }
+  const u8 *root = ctx->data + 8;
+  u64 size = read_u64_le(ctx->data + 40);
+  u64 expected_nonce = read_u64_le(ctx->data + 48);
+  u64 stored_size = read_u64_le(account + LOG_OFF_SIZE);
+  if (size < stored_size) {
+    return ERR_COUNT_DECREASED;
+  }
+  if (size == stored_size && !bytes_equal(root, account + LOG_OFF_ROOT, 32)) {
+    return ERR_ROOT_MISMATCH;
+  }
+  u64 nonce = read_u64_le(account + LOG_OFF_NONCE);
+  if (expected_nonce != nonce) {
+    return ERR_NONCE_MISMATCH;
+  }
+  if (nonce == U64_MAX) {
+    return ERR_NONCE_OVERFLOW;
+  }
+  bytes_copy(account + LOG_OFF_ROOT, root, 32);
+  write_u64_le(account + LOG_OFF_SIZE, size);
+  write_u64_le(account + LOG_OFF_NONCE, nonce + 1);
+  return 0;
+}
+
 u64 entrypoint(u8 *input) {
   Context ctx;
   deserialize(input, &ctx);
@@ -1282,6 +1414,14 @@ u64 entrypoint(u8 *input) {
   if (bytes_equal(ctx.data, SET_ANCHOR_CONFIG_DISCRIMINATOR, 8)) {
     LOG("Instruction: SetAnchorConfig");
     return process_set_anchor_config(&ctx);
+  }
+  if (bytes_equal(ctx.data, INITIALIZE_CHECKPOINT_LOG_DISCRIMINATOR, 8)) {
+    LOG("Instruction: InitializeCheckpointLog");
+    return process_initialize_checkpoint_log(&ctx);
+  }
+  if (bytes_equal(ctx.data, COMMIT_CHECKPOINT_LOG_DISCRIMINATOR, 8)) {
+    LOG("Instruction: CommitCheckpointLog");
+    return process_commit_checkpoint_log(&ctx);
   }
   if (bytes_equal(ctx.data, SWEEP_VAULT_DISCRIMINATOR, 8)) {
     LOG("Instruction: SweepVault");

@@ -24,6 +24,18 @@ export {
   SWEEP_VAULT_DISCRIMINATOR,
   type SweepVaultArgs,
 } from "./admin.js";
+export {
+  CHECKPOINT_LOG_ACCOUNT_DISCRIMINATOR,
+  CHECKPOINT_LOG_ACCOUNT_SIZE,
+  CHECKPOINT_LOG_SEED,
+  type CheckpointLogAccount,
+  COMMIT_CHECKPOINT_LOG_DISCRIMINATOR,
+  createCommitCheckpointLogInstruction,
+  createInitializeCheckpointLogInstruction,
+  decodeCheckpointLog,
+  findCheckpointLogAddress,
+  INITIALIZE_CHECKPOINT_LOG_DISCRIMINATOR,
+} from "./checkpoint-log.js";
 export { commitmentIdl, idlFor } from "./idl.js";
 export {
   COMMIT_DISCRIMINATOR,

@@ -83,6 +83,8 @@ describe("IDL constants", () => {
       set_anchor_config: sha256Prefix("global:set_anchor_config"),
       set_authority: sha256Prefix("global:set_authority"),
       sweep_vault: sha256Prefix("global:sweep_vault"),
+      initialize_checkpoint_log: sha256Prefix("global:initialize_checkpoint_log"),
+      commit_checkpoint_log: sha256Prefix("global:commit_checkpoint_log"),
     });
     expect([...COMMIT_MANY_DISCRIMINATOR]).toEqual(sha256Prefix("global:commit_many"));
     expect([...SET_ANCHOR_CONFIG_DISCRIMINATOR]).toEqual(sha256Prefix("global:set_anchor_config"));
@@ -91,6 +93,7 @@ describe("IDL constants", () => {
     expect([...ANCHOR_CONFIG_ACCOUNT_DISCRIMINATOR]).toEqual(sha256Prefix("account:AnchorConfig"));
     expect(commitmentIdl.accounts).toEqual([
       { name: "AnchorConfig", discriminator: sha256Prefix("account:AnchorConfig") },
+      { name: "CheckpointLog", discriminator: sha256Prefix("account:CheckpointLog") },
       { name: "Commitment", discriminator: sha256Prefix("account:Commitment") },
       { name: "StakeConfig", discriminator: sha256Prefix("account:StakeConfig") },
       { name: "StakeVault", discriminator: sha256Prefix("account:StakeVault") },
