@@ -80,6 +80,7 @@ const schema = z
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
     TRUST_PROXY: flag(false),
+    AUTH_CHALLENGE_MAX_OUTSTANDING: positiveInt(100_000, 100_000_000),
     LOG_LEVEL: LogLevelSchema,
     SSE_MAX_STREAMS_PER_CREDENTIAL: positiveInt(16, 100_000),
     CONSOLE_CHAIN_RPC_URL: url.optional(),
@@ -139,6 +140,11 @@ export interface Config {
    * a proxy that overwrites that header.
    */
   readonly trustProxy: boolean;
+  /**
+   * Most unexpired sign-in challenges (core sign-in and extension connect together) stored at
+   * once; past it a challenge is 503 `challenges_exhausted` (docs/protocol.md §2.1 "The challenge").
+   */
+  readonly authChallengeMaxOutstanding: number;
   /**
    * Most concurrent `GET /events` streams one credential may hold in this process, counted as the
    * rate limits count credentials (docs/protocol.md §4.8 "Events").
@@ -204,6 +210,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       authenticatedPerMinute: v.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,
     },
     trustProxy: v.TRUST_PROXY,
+    authChallengeMaxOutstanding: v.AUTH_CHALLENGE_MAX_OUTSTANDING,
     logLevel: v.LOG_LEVEL,
     sseMaxStreamsPerCredential: v.SSE_MAX_STREAMS_PER_CREDENTIAL,
     consoleChainRpcUrl:

@@ -57,6 +57,7 @@ function createServices(deps: AppDeps): Services {
     masterKey: deps.config.masterKeys.current.key,
     siws: deps.config.siws,
     tokenTtlSeconds: deps.config.tokenTtlSeconds,
+    maxOutstandingChallenges: deps.config.authChallengeMaxOutstanding,
   });
   return { ...domain, connect };
 }

@@ -61,6 +61,7 @@ const schema = z
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
     TRUST_PROXY: flag(false),
+    AUTH_CHALLENGE_MAX_OUTSTANDING: positiveInt(100_000, 100_000_000),
     LOG_LEVEL: LogLevelSchema,
   })
   .loose();
@@ -106,6 +107,11 @@ export interface Config {
    * a proxy that overwrites that header.
    */
   readonly trustProxy: boolean;
+  /**
+   * Most unexpired sign-in challenges (core sign-in and extension connect together) stored at
+   * once; past it a challenge is 503 `challenges_exhausted` (docs/protocol.md §2.1 "The challenge").
+   */
+  readonly authChallengeMaxOutstanding: number;
 }
 
 /**
@@ -137,6 +143,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       authenticatedPerMinute: v.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,
     },
     trustProxy: v.TRUST_PROXY,
+    authChallengeMaxOutstanding: v.AUTH_CHALLENGE_MAX_OUTSTANDING,
     logLevel: v.LOG_LEVEL,
   };
 }

@@ -5,7 +5,7 @@
  */
 
 import type { Clock } from "@verifiable-memory/clock";
-import { type Database, insertNonce, type NoncePurpose } from "@verifiable-memory/db-schema";
+import { type Database, insertNonceWithin, type NoncePurpose } from "@verifiable-memory/db-schema";
 import {
   buildSignInMessage,
   formatTimestamp,
@@ -13,6 +13,7 @@ import {
   SIGN_IN_TTL_MS,
   signInStatement,
 } from "@verifiable-memory/siws-message";
+import { AuthError } from "./errors.js";
 import { decodePublicKey } from "./public-key.js";
 
 /** The configuration values that are part of the signed bytes. */
@@ -37,9 +38,15 @@ export interface Challenge {
   readonly expiresAt: string;
 }
 
+/** AUTH_CHALLENGE_MAX_OUTSTANDING's default: unexpired challenges of both flows together. */
+export const DEFAULT_MAX_OUTSTANDING_CHALLENGES = 100_000;
+
 /**
- * Issues and persists a single-use challenge for `publicKey`.
- * @throws AuthError("invalid_public_key") when publicKey is not 32 bytes of base58.
+ * Issues and persists a single-use challenge for `publicKey`, unless `maxOutstanding` (default
+ * DEFAULT_MAX_OUTSTANDING_CHALLENGES) unexpired challenges of both flows are already stored
+ * (docs/protocol.md §2.1 "The challenge").
+ * @throws AuthError("invalid_public_key") when publicKey is not 32 bytes of base58;
+ *   AuthError("challenges_exhausted") (HTTP 503) at the cap, storing nothing.
  */
 export async function issueChallenge(input: {
   db: Database;
@@ -48,6 +55,7 @@ export async function issueChallenge(input: {
   publicKey: string;
   purpose?: NoncePurpose;
   redirectUri?: string | null;
+  maxOutstanding?: number;
 }): Promise<Challenge> {
   decodePublicKey(input.publicKey);
   const issuedAt = input.clock.now();
@@ -64,13 +72,24 @@ export async function issueChallenge(input: {
     issuedAt: formatTimestamp(issuedAt),
     expirationTime: formatTimestamp(expiresAt),
   });
-  await insertNonce(input.db, {
-    nonce,
-    publicKey: input.publicKey,
-    message,
-    expiresAt,
-    ...(input.purpose ? { purpose: input.purpose } : {}),
-    redirectUri: input.redirectUri ?? null,
-  });
+  const stored = await insertNonceWithin(
+    input.db,
+    {
+      nonce,
+      publicKey: input.publicKey,
+      message,
+      expiresAt,
+      ...(input.purpose ? { purpose: input.purpose } : {}),
+      redirectUri: input.redirectUri ?? null,
+    },
+    issuedAt,
+    input.maxOutstanding ?? DEFAULT_MAX_OUTSTANDING_CHALLENGES,
+  );
+  if (!stored) {
+    throw new AuthError(
+      "challenges_exhausted",
+      "too many sign-in challenges outstanding; retry later",
+    );
+  }
   return { message, nonce, expiresAt: formatTimestamp(expiresAt) };
 }

@@ -14,7 +14,8 @@ export type AuthErrorCode =
   | "message_mismatch"
   | "invalid_signature"
   | "unauthorized"
-  | "insufficient_scope";
+  | "insufficient_scope"
+  | "challenges_exhausted";
 
 /** A sign-in or credential failure with its protocol error code (docs/protocol.md §1). */
 export class AuthError extends Error {

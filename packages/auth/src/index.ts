@@ -12,7 +12,12 @@ export {
   hashApiKey,
 } from "./api-keys.js";
 export { type AuthContext, resolveBearer } from "./bearer.js";
-export { type Challenge, issueChallenge, type SignInConfig } from "./challenge.js";
+export {
+  type Challenge,
+  DEFAULT_MAX_OUTSTANDING_CHALLENGES,
+  issueChallenge,
+  type SignInConfig,
+} from "./challenge.js";
 export { AuthError, type AuthErrorCode } from "./errors.js";
 export {
   EXTENSION_TOKEN_BYTES,

@@ -174,6 +174,7 @@ export {
   consumeNonce,
   deleteExpiredNonces,
   insertNonce,
+  insertNonceWithin,
   type NewNonce,
 } from "./queries/nonces.js";
 export {

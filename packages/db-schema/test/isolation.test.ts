@@ -145,6 +145,7 @@ const CREDENTIAL_LOOKUPS = [
   "findActiveApiKeyByHash",
   "findActiveExtensionSessionByHash",
   "insertNonce",
+  "insertNonceWithin",
   "useGrant",
 ];
 /** The user records themselves. */

@@ -21,7 +21,8 @@ export type SharedErrorCode =
   | "insufficient_scope"
   | "forbidden"
   | "not_found"
-  | "conflict";
+  | "conflict"
+  | "challenges_exhausted";
 
 /** The status of each shared code (docs/protocol.md §1.4 "Error codes"). */
 export const BASE_STATUS: Readonly<Record<SharedErrorCode, ContentfulStatusCode>> = {
@@ -43,4 +44,5 @@ export const BASE_STATUS: Readonly<Record<SharedErrorCode, ContentfulStatusCode>
   internal: 500,
   database_unavailable: 503,
   migrations_pending: 503,
+  challenges_exhausted: 503,
 };

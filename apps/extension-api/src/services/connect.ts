@@ -66,6 +66,8 @@ export class ConnectService {
       readonly siws: SignInConfig;
       /** Extension token lifetime, seconds. */
       readonly tokenTtlSeconds: number;
+      /** AUTH_CHALLENGE_MAX_OUTSTANDING. */
+      readonly maxOutstandingChallenges: number;
     },
   ) {}
 
@@ -82,6 +84,7 @@ export class ConnectService {
       publicKey,
       purpose: "extension_connect",
       redirectUri,
+      maxOutstanding: this.deps.maxOutstandingChallenges,
     });
   }
 

@@ -3,9 +3,10 @@
  * (docs/protocol.md §2.3 "Verification" step 2).
  * @module
  */
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { type NoncePurpose, type SignInNonce, signInNonces } from "../schema/sign-in-nonces.js";
+import { timestamptz } from "./_sql.js";
 
 /** Input of {@link insertNonce}. */
 export interface NewNonce {
@@ -37,6 +38,31 @@ export async function insertNonce(db: Executor, input: NewNonce): Promise<SignIn
     })
     .returning();
   return rows[0] as SignInNonce;
+}
+
+/**
+ * Stores a challenge only while fewer than `maxOutstanding` challenges (both purposes together)
+ * are unexpired at `now` (docs/protocol.md §2.1 "The challenge"). The count is bounded (it reads at
+ * most `maxOutstanding` index entries) and taken in the INSERT's own statement; concurrent inserts
+ * may each see the last free place, so the table can exceed the cap by the number of concurrent
+ * requests, never more.
+ * @returns false, storing nothing, when the cap is reached.
+ */
+export async function insertNonceWithin(
+  db: Executor,
+  input: NewNonce,
+  now: Date,
+  maxOutstanding: number,
+): Promise<boolean> {
+  const rows = await db.execute(sql`
+    insert into ${signInNonces} (nonce, public_key, message, expires_at, purpose, redirect_uri)
+    select ${input.nonce}, ${input.publicKey}, ${input.message}, ${timestamptz(input.expiresAt)},
+      ${input.purpose ?? "sign_in"}, ${input.redirectUri ?? null}
+    where (select count(*) from (
+      select 1 from ${signInNonces} where ${signInNonces.expiresAt} > ${timestamptz(now)}
+      limit ${maxOutstanding}) outstanding) < ${maxOutstanding}
+    returning nonce`);
+  return rows.length === 1;
 }
 
 /**

@@ -51,6 +51,9 @@ const route = createRoute({
     },
     400: errorResponse("invalid_request or invalid_public_key"),
     429: rateLimitedResponse("rate_limited: too many requests from this client IP"),
+    503: errorResponse(
+      "challenges_exhausted: AUTH_CHALLENGE_MAX_OUTSTANDING unexpired challenges are stored; retry later",
+    ),
   },
 });
 
@@ -63,6 +66,7 @@ export function registerPostAuthChallenge(app: App, deps: AppDeps): void {
       clock: deps.clock,
       config: deps.config.siws,
       publicKey,
+      maxOutstanding: deps.config.authChallengeMaxOutstanding,
     });
     return c.json(challenge, 200);
   });

@@ -47,6 +47,9 @@ const route = createRoute({
     },
     400: errorResponse("invalid_request, invalid_public_key or invalid_redirect_uri"),
     429: rateLimitedResponse("rate_limited: too many requests from this client IP"),
+    503: errorResponse(
+      "challenges_exhausted: AUTH_CHALLENGE_MAX_OUTSTANDING unexpired challenges are stored; retry later",
+    ),
   },
 });
 
