@@ -6,6 +6,7 @@
  * @module
  */
 import { serve } from "@hono/node-server";
+import { type ConfigError, type LogKey, loadLogKey } from "@verifiable-memory/app-config";
 import { ChainClient, loadKeypairFile } from "@verifiable-memory/chain-commit";
 import {
   createDatabase,
@@ -15,6 +16,7 @@ import {
 } from "@verifiable-memory/db-schema";
 import { createLogger } from "@verifiable-memory/runtime";
 import { createApp } from "./app.js";
+import { appendUserCheckpoints } from "./checkpoint-log.js";
 import { loadEnv } from "./env.js";
 import { createLeaderLock } from "./leader-lock.js";
 import { runMaintenance } from "./maintenance.js";
@@ -30,6 +32,16 @@ try {
   authority = loadKeypairFile(env.AUTHORITY_KEYPAIR_PATH);
 } catch (error) {
   process.stderr.write(`anchor-service: AUTHORITY_KEYPAIR_PATH: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+
+let logKey: LogKey | null;
+try {
+  logKey = loadLogKey(process.env);
+} catch (error) {
+  for (const issue of (error as ConfigError).issues ?? []) {
+    process.stderr.write(`anchor-service: ${issue.variable}: ${issue.message}\n`);
+  }
   process.exit(1);
 }
 
@@ -77,8 +89,8 @@ const worker = startWorker({
       now: new Date(),
       config: { unknownGrantAuditRetentionMs: env.UNKNOWN_GRANT_AUDIT_RETENTION_MS },
     }),
-  sweep: () =>
-    runSweep({
+  sweep: async () => {
+    const report = await runSweep({
       db: handle.db,
       chain,
       logger,
@@ -90,7 +102,22 @@ const worker = startWorker({
         maxInFlight: env.ANCHOR_MAX_IN_FLIGHT,
         userAnchorIntervalMs: env.USER_ANCHOR_INTERVAL_MS,
       },
-    }),
+    });
+    if (logKey) {
+      // The checkpoint log follows the confirmed user checkpoints; a failure here never undoes
+      // the sweep, and the next interval appends what was missed.
+      await appendUserCheckpoints(handle.db, logKey).then(
+        (result) =>
+          result &&
+          logger.info(
+            { size: result.head.treeSize, appended: result.appended },
+            "checkpoint log appended",
+          ),
+        (error: unknown) => logger.error({ err: error }, "appending to the checkpoint log failed"),
+      );
+    }
+    return report;
+  },
 });
 
 let stopping = false;

@@ -55,6 +55,7 @@ import { registerGetStaking } from "./routes/staking/get.js";
 import { registerPostStake } from "./routes/staking/stake.js";
 import { registerPostStakingSubmit } from "./routes/staking/submit.js";
 import { registerPostUnstake } from "./routes/staking/unstake.js";
+import { registerTlogRoutes } from "./routes/tlog/tiles.js";
 import { GrantService } from "./services/grants.js";
 import { StakingService } from "./services/staking.js";
 
@@ -180,6 +181,7 @@ export function createApp(deps: AppDeps): App {
   for (const register of routeRegistrations) {
     register(app, deps, services);
   }
+  registerTlogRoutes(app, deps);
   registerConsole(app, deps);
 
   publishApiApp(app, {

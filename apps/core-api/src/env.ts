@@ -79,6 +79,7 @@ const schema = z
     RECALL_LANGUAGE: recallLanguage,
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: perMinuteLimit(60),
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
+    RATE_LIMIT_TLOG_PER_MINUTE: perMinuteLimit(6000),
     TRUST_PROXY: flag(false),
     AUTH_CHALLENGE_MAX_OUTSTANDING: positiveInt(100_000, 100_000_000),
     LOG_LEVEL: LogLevelSchema,
@@ -134,6 +135,8 @@ export interface Config {
   readonly rateLimits: {
     readonly anonymousPerMinute: number;
     readonly authenticatedPerMinute: number;
+    /** Requests a minute per client IP on `/tlog/` (RATE_LIMIT_TLOG_PER_MINUTE; 0: off). */
+    readonly tlogPerMinute: number;
   };
   /**
    * Whether the first `X-Forwarded-For` address is the client's (TRUST_PROXY): right only behind
@@ -208,6 +211,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimits: {
       anonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
       authenticatedPerMinute: v.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,
+      tlogPerMinute: v.RATE_LIMIT_TLOG_PER_MINUTE,
     },
     trustProxy: v.TRUST_PROXY,
     authChallengeMaxOutstanding: v.AUTH_CHALLENGE_MAX_OUTSTANDING,

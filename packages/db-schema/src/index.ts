@@ -61,6 +61,16 @@ export {
   touchApiKeyLastUsed,
 } from "./queries/api-keys.js";
 export {
+  appendCheckpointLog,
+  type CheckpointLogAppend,
+  type CheckpointLogAppendResult,
+  checkpointLogEntriesRange,
+  checkpointLogEntryOf,
+  checkpointLogNodeSource,
+  latestCheckpointLogHead,
+  type UnloggedCheckpoint,
+} from "./queries/checkpoint-log.js";
+export {
   getAnchoredCheckpointBySize,
   getMemoryAtLatestCheckpoint,
   insertAnchoredCheckpoint,
@@ -223,10 +233,14 @@ export {
   anchoredCheckpoints,
   apiKeys,
   type CapabilityGrant,
+  type CheckpointLogHead,
   COMMIT_BATCH_STATUSES,
   type CommitBatch,
   type CommitBatchStatus,
   capabilityGrants,
+  checkpointLogEntries,
+  checkpointLogHeads,
+  checkpointLogNodes,
   commitBatches,
   type ExtensionSession,
   extensionSessions,

@@ -166,6 +166,13 @@ const SERVICE_WIDE = [
   "replaceWrappedDataKeys",
   "listMemoriesWithoutVector",
   "deleteVectorsOfOtherModels",
+  // The checkpoint log is public by design: its entries are anchored user checkpoints, whose
+  // sizes and roots the chain already shows (docs/protocol.md §13.5 "The checkpoint log").
+  "appendCheckpointLog",
+  "checkpointLogEntriesRange",
+  "checkpointLogEntryOf",
+  "checkpointLogNodeSource",
+  "latestCheckpointLogHead",
 ];
 /** Not queries: connections, migrations, error classes. */
 const INFRASTRUCTURE = [

@@ -11,6 +11,12 @@ export {
   type GrantOperation,
 } from "./capability-grants.js";
 export {
+  type CheckpointLogHead,
+  checkpointLogEntries,
+  checkpointLogHeads,
+  checkpointLogNodes,
+} from "./checkpoint-log.js";
+export {
   COMMIT_BATCH_STATUSES,
   type CommitBatch,
   type CommitBatchStatus,
