@@ -266,15 +266,24 @@ describe("configuration", () => {
     const { RATE_LIMIT_ANONYMOUS_PER_MINUTE, RATE_LIMIT_AUTHENTICATED_PER_MINUTE, ...env } =
       TEST_ENV;
     const config = loadConfig(env);
-    expect(config.rateLimits).toEqual({ anonymousPerMinute: 60, authenticatedPerMinute: 1200 });
+    expect(config.rateLimits).toEqual({
+      anonymousPerMinute: 60,
+      authenticatedPerMinute: 1200,
+      tlogPerMinute: 6000,
+    });
     expect(config.trustProxy).toBe(false);
     const set = loadConfig({
       ...env,
       RATE_LIMIT_ANONYMOUS_PER_MINUTE: "0",
       RATE_LIMIT_AUTHENTICATED_PER_MINUTE: "5000",
+      RATE_LIMIT_TLOG_PER_MINUTE: "0",
       TRUST_PROXY: "TRUE",
     });
-    expect(set.rateLimits).toEqual({ anonymousPerMinute: 0, authenticatedPerMinute: 5000 });
+    expect(set.rateLimits).toEqual({
+      anonymousPerMinute: 0,
+      authenticatedPerMinute: 5000,
+      tlogPerMinute: 0,
+    });
     expect(set.trustProxy).toBe(true);
   });
 
