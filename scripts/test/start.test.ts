@@ -15,8 +15,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fromHex, verifyConsistency } from "@verifiable-memory/merkle-log";
-import { parseSignerKey } from "@verifiable-memory/signed-note";
+import { decodeEntryBundle, fromHex, verifyConsistency } from "@verifiable-memory/merkle-log";
+import { openCheckpoint, parseSignerKey } from "@verifiable-memory/signed-note";
 import { verifyBundle } from "@verifiable-memory/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSolanaKeypairFile } from "../lib/first-run.js";
@@ -435,6 +435,35 @@ describe("pnpm start (scripts/start.ts)", () => {
       });
       expect(served.verified).toBe(true);
     }
+
+    // The checkpoint log holds the user's anchored checkpoints, signed by the log key, and its
+    // latest user checkpoint is the one on chain (docs/protocol.md §13.3, §13.5).
+    const userNote = await (
+      await fetch(`http://127.0.0.1:${ports.core}/owners/${wallet.publicKey}/checkpoint`)
+    ).text();
+    const user = openCheckpoint(userNote, [logKey], `${logKey.name}/users/${wallet.publicKey}`);
+    expect(Buffer.from(user.checkpoint.rootHash).toString("hex")).toBe(anchoredAfter.rootHash);
+    const deadline = Date.now() + 20_000;
+    let logged = "";
+    // The leader appends after its next sweep: poll the log's checkpoint until it covers us.
+    while (!logged.includes(user.text) && Date.now() < deadline) {
+      const head = await fetch(`http://127.0.0.1:${ports.core}/tlog/checkpoint`);
+      if (head.status !== 200) {
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
+      const size = openCheckpoint(await head.text(), [logKey], logKey.name).checkpoint.size;
+      const bundle = await fetch(
+        `http://127.0.0.1:${ports.core}/tlog/tile/entries/000${size < 256 ? `.p/${size}` : ""}`,
+      );
+      logged = decodeEntryBundle(new Uint8Array(await bundle.arrayBuffer()))
+        .map((e) => new TextDecoder().decode(e))
+        .join("");
+      if (!logged.includes(user.text)) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    expect(logged).toContain(user.text);
 
     // ── Second SIGTERM: clean again.
     expect(await terminate(second)).toEqual({ code: 0, signal: null });
