@@ -15,3 +15,15 @@ export {
   type LogOutput,
 } from "./logger.js";
 export { databaseReadiness } from "./readiness.js";
+export {
+  DEFAULT_RESTART_POLICY,
+  describeExit,
+  describeSupervisorEvent,
+  type GaveUp,
+  type RestartPolicy,
+  type RunningChild,
+  type SupervisedChild,
+  Supervisor,
+  type SupervisorEvent,
+  type SupervisorOptions,
+} from "./supervisor.js";
