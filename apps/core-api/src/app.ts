@@ -110,7 +110,12 @@ function createServices(deps: AppDeps): Services {
     vectors: deps.vectors,
     chain:
       deps.chain ??
-      rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId, deps.config.siws.chainId),
+      rpcAnchorChain(
+        deps.config.chainRpcUrl,
+        deps.config.programId,
+        deps.config.siws.chainId,
+        deps.config.chainRpcTimeoutMs,
+      ),
   });
   const grants = new GrantService({
     db: deps.db,
@@ -125,7 +130,11 @@ function createServices(deps: AppDeps): Services {
     clock: deps.clock,
     chain:
       deps.staking ??
-      new StakingClient({ rpcUrl: deps.config.chainRpcUrl, programId: deps.config.programId }),
+      new StakingClient({
+        rpcUrl: deps.config.chainRpcUrl,
+        programId: deps.config.programId,
+        requestTimeoutMs: deps.config.chainRpcTimeoutMs,
+      }),
   });
   return { ...domain, grants, staking };
 }

@@ -82,6 +82,7 @@ const schema = z
     RATE_LIMIT_TLOG_PER_MINUTE: perMinuteLimit(6000),
     TRUST_PROXY: flag(false),
     AUTH_CHALLENGE_MAX_OUTSTANDING: positiveInt(100_000, 100_000_000),
+    CHAIN_RPC_TIMEOUT_MS: positiveInt(3000, 600_000),
     LOG_LEVEL: LogLevelSchema,
     SSE_MAX_STREAMS_PER_CREDENTIAL: positiveInt(16, 100_000),
     CONSOLE_CHAIN_RPC_URL: url.optional(),
@@ -149,6 +150,11 @@ export interface Config {
    */
   readonly authChallengeMaxOutstanding: number;
   /**
+   * Timeout of each JSON-RPC request the routes make to the chain (CHAIN_RPC_TIMEOUT_MS); past it
+   * the route answers 503 `chain_unavailable` (docs/protocol.md §7.4 "The chain client").
+   */
+  readonly chainRpcTimeoutMs: number;
+  /**
    * Most concurrent `GET /events` streams one credential may hold in this process, counted as the
    * rate limits count credentials (docs/protocol.md §4.8 "Events").
    */
@@ -215,6 +221,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     trustProxy: v.TRUST_PROXY,
     authChallengeMaxOutstanding: v.AUTH_CHALLENGE_MAX_OUTSTANDING,
+    chainRpcTimeoutMs: v.CHAIN_RPC_TIMEOUT_MS,
     logLevel: v.LOG_LEVEL,
     sseMaxStreamsPerCredential: v.SSE_MAX_STREAMS_PER_CREDENTIAL,
     consoleChainRpcUrl:

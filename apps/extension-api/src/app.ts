@@ -49,7 +49,12 @@ function createServices(deps: AppDeps): Services {
     recallSegmentLeaves: deps.config.recallSegmentLeaves,
     chain:
       deps.chain ??
-      rpcAnchorChain(deps.config.chainRpcUrl, deps.config.programId, deps.config.siws.chainId),
+      rpcAnchorChain(
+        deps.config.chainRpcUrl,
+        deps.config.programId,
+        deps.config.siws.chainId,
+        deps.config.chainRpcTimeoutMs,
+      ),
   });
   const connect = new ConnectService({
     db: deps.db,

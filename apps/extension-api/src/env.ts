@@ -62,6 +62,7 @@ const schema = z
     RATE_LIMIT_AUTHENTICATED_PER_MINUTE: perMinuteLimit(1200),
     TRUST_PROXY: flag(false),
     AUTH_CHALLENGE_MAX_OUTSTANDING: positiveInt(100_000, 100_000_000),
+    CHAIN_RPC_TIMEOUT_MS: positiveInt(3000, 600_000),
     LOG_LEVEL: LogLevelSchema,
   })
   .loose();
@@ -112,6 +113,11 @@ export interface Config {
    * once; past it a challenge is 503 `challenges_exhausted` (docs/protocol.md §2.1 "The challenge").
    */
   readonly authChallengeMaxOutstanding: number;
+  /**
+   * Timeout of each JSON-RPC request the routes make to the chain (CHAIN_RPC_TIMEOUT_MS); past it
+   * the route answers 503 `chain_unavailable` (docs/protocol.md §7.4 "The chain client").
+   */
+  readonly chainRpcTimeoutMs: number;
 }
 
 /**
@@ -144,6 +150,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     trustProxy: v.TRUST_PROXY,
     authChallengeMaxOutstanding: v.AUTH_CHALLENGE_MAX_OUTSTANDING,
+    chainRpcTimeoutMs: v.CHAIN_RPC_TIMEOUT_MS,
     logLevel: v.LOG_LEVEL,
   };
 }
