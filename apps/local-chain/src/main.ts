@@ -1,7 +1,9 @@
 /**
  * Entry point of the local chain process (`pnpm start` runs it when CHAIN_RPC_URL is unset):
- * validates the environment (exit 1 naming the bad variable), starts the chain, logs its URLs,
- * and on SIGINT/SIGTERM closes the servers and flushes the ledger before exiting 0.
+ * validates the environment (exit 1 naming every bad variable, @verifiable-memory/runtime's
+ * configErrorExit), starts the chain, logs its URLs, and on SIGINT/SIGTERM/SIGHUP closes the
+ * servers and flushes the ledger before exiting 0 (runService: the signal handling is in place
+ * before the chain starts, so a signal during start-up stops it once it has started).
  * Logs go to stdout (`service: "local-chain"`, level LOG_LEVEL): readable lines on a terminal, pino
  * JSON lines otherwise (@verifiable-memory/runtime's createLogger).
  * Source: docs/protocol.md §7, §10.
@@ -11,28 +13,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Keypair } from "@solana/web3.js";
-import { ConfigError } from "@verifiable-memory/app-config";
-import { errorSummary, type LocalChain, startLocalChain } from "@verifiable-memory/local-chain";
-import { createLogger } from "@verifiable-memory/runtime";
-import { type Env, parseEnv } from "./env.js";
+import { startLocalChain } from "@verifiable-memory/local-chain";
+import { createLogger, loadServiceConfig, runService } from "@verifiable-memory/runtime";
+import { parseEnv } from "./env.js";
 
-let env: Env;
-try {
-  env = parseEnv(process.env);
-} catch (error) {
-  if (error instanceof ConfigError) {
-    createLogger({ service: "local-chain" }).fatal({ issues: error.issues }, error.message);
-    process.exit(1);
-  }
-  throw error;
-}
-
+const env = loadServiceConfig("local-chain", () => parseEnv(process.env));
 const logger = createLogger({ service: "local-chain", level: env.LOG_LEVEL });
 const dataDir = resolve(env.DATA_DIR);
-logger.info(
-  { dataDir, programId: env.SERVICE_PROGRAM_ID },
-  "local chain starting: deploying the program and loading the ledger",
-);
+
 /**
  * The anchor authority's public key from AUTHORITY_KEYPAIR_PATH (a JSON array of 64 bytes), or
  * undefined when the variable is unset or the file does not exist yet.
@@ -49,55 +37,44 @@ function anchorAuthorityOf(path: string | undefined): string | undefined {
   return Keypair.fromSecretKey(Uint8Array.from(bytes as number[])).publicKey.toBase58();
 }
 
-let chain: LocalChain;
-try {
-  const anchorAuthority = anchorAuthorityOf(env.AUTHORITY_KEYPAIR_PATH);
-  if (anchorAuthority === undefined) {
-    logger.warn(
-      { path: env.AUTHORITY_KEYPAIR_PATH ?? null },
-      "no anchoring keypair: the program's anchor configuration is left as it is",
+await runService({
+  name: "local-chain",
+  logger,
+  start: async (service) => {
+    logger.info(
+      { dataDir, programId: env.SERVICE_PROGRAM_ID },
+      "local chain starting: deploying the program and loading the ledger",
     );
-  }
-  chain = await startLocalChain({
-    port: env.LOCAL_CHAIN_PORT,
-    host: env.LOCAL_CHAIN_HOST,
-    dataDir,
-    programId: env.SERVICE_PROGRAM_ID,
-    stakeLockSeconds: env.STAKE_LOCK_SECONDS,
-    ...(anchorAuthority === undefined ? {} : { anchorAuthority }),
-    logger,
-  });
-} catch (error) {
-  logger.fatal({ err: errorSummary(error) }, "local chain failed to start");
-  process.exit(1);
-}
-// The message keeps "JSON-RPC <url> " (tools wait for it on stdout, e.g. bench/anchor.bench.ts).
-logger.info(
-  {
-    url: chain.url,
-    wsUrl: chain.wsUrl,
-    programId: env.SERVICE_PROGRAM_ID,
-    state: `${dataDir}/chain`,
-    genesisHash: chain.genesisHash,
+    const anchorAuthority = anchorAuthorityOf(env.AUTHORITY_KEYPAIR_PATH);
+    if (anchorAuthority === undefined) {
+      logger.warn(
+        { path: env.AUTHORITY_KEYPAIR_PATH ?? null },
+        "no anchoring keypair: the program's anchor configuration is left as it is",
+      );
+    }
+    const chain = await startLocalChain({
+      port: env.LOCAL_CHAIN_PORT,
+      host: env.LOCAL_CHAIN_HOST,
+      dataDir,
+      programId: env.SERVICE_PROGRAM_ID,
+      stakeLockSeconds: env.STAKE_LOCK_SECONDS,
+      ...(anchorAuthority === undefined ? {} : { anchorAuthority }),
+      logger,
+    });
+    service.onShutdown("chain", async () => {
+      await chain.close();
+      logger.info("ledger flushed");
+    });
+    // The message keeps "JSON-RPC <url> " (tools wait for it on stdout, e.g. bench/anchor.bench.ts).
+    logger.info(
+      {
+        url: chain.url,
+        wsUrl: chain.wsUrl,
+        programId: env.SERVICE_PROGRAM_ID,
+        state: `${dataDir}/chain`,
+        genesisHash: chain.genesisHash,
+      },
+      `local chain listening: JSON-RPC ${chain.url} PubSub ${chain.wsUrl}`,
+    );
   },
-  `local chain listening: JSON-RPC ${chain.url} PubSub ${chain.wsUrl}`,
-);
-
-let stopping = false;
-async function stop(signal: string): Promise<void> {
-  if (stopping) {
-    return;
-  }
-  stopping = true;
-  logger.info({ signal }, "stopping");
-  try {
-    await chain.close();
-  } catch (error) {
-    logger.fatal({ err: errorSummary(error) }, "closing the chain failed");
-    process.exit(1);
-  }
-  logger.info("ledger flushed; stopped");
-  process.exit(0);
-}
-process.on("SIGINT", () => void stop("SIGINT"));
-process.on("SIGTERM", () => void stop("SIGTERM"));
+});

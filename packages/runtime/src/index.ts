@@ -1,7 +1,9 @@
 /**
  * `@verifiable-memory/runtime` (private): what being one of the service's processes takes.
  * The logger every app uses (`LOG_LEVEL`, readable on a terminal, JSON otherwise); the HTTP API
- * process (`runHttpProcess`: database, migrations, server, shutdown) and its readiness check.
+ * process (`runHttpProcess`: database, migrations, server, shutdown) and its readiness check;
+ * `runService`, the frame of every `main.ts` (one shutdown coordinator, one signal policy, one
+ * bad-configuration exit).
  * @module
  */
 
@@ -15,6 +17,17 @@ export {
   type LogOutput,
 } from "./logger.js";
 export { databaseReadiness } from "./readiness.js";
+export {
+  configErrorExit,
+  loadServiceConfig,
+  runService,
+  type ServiceContext,
+  type ServiceOptions,
+  SHUTDOWN_TIMEOUT_MS,
+  ShutdownCoordinator,
+  type ShutdownHook,
+  type ShutdownOptions,
+} from "./shutdown.js";
 export {
   DEFAULT_RESTART_POLICY,
   describeExit,
