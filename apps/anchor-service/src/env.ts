@@ -1,10 +1,10 @@
 /**
  * Configuration of the anchor service, parsed once at startup with zod (docs/protocol.md §10
  * "Configuration"; docs/protocol.md §7, §10). Only main.ts reads `process.env`, through
- * {@link loadEnv}.
+ * {@link parseEnv} (a ConfigError exits 1 through @verifiable-memory/runtime's loadServiceConfig).
  * @module
  */
-import { ConfigError, parseConfig } from "@verifiable-memory/app-config";
+import { parseConfig } from "@verifiable-memory/app-config";
 import { z } from "zod";
 
 // Base58 alphabet (Bitcoin/Solana): 32-byte public keys encode to 32–44 characters.
@@ -79,22 +79,4 @@ export type Env = z.infer<typeof EnvSchema>;
  */
 export function parseEnv(source: Readonly<Record<string, string | undefined>>): Env {
   return parseConfig(EnvSchema, source);
-}
-
-/**
- * {@link parseEnv} for a process entry point: on failure prints each offending variable to
- * stderr and exits with status 1 (docs/protocol.md §10: the process does not start).
- */
-export function loadEnv(source: Readonly<Record<string, string | undefined>>): Env {
-  try {
-    return parseEnv(source);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      for (const issue of error.issues) {
-        process.stderr.write(`anchor-service: ${issue.variable}: ${issue.message}\n`);
-      }
-      process.exit(1);
-    }
-    throw error;
-  }
 }

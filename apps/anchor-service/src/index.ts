@@ -5,7 +5,7 @@
  */
 export { type AppDeps, createApp } from "./app.js";
 export type { AnchorChain } from "./chain.js";
-export { type Env, EnvSchema, loadEnv, parseEnv } from "./env.js";
+export { type Env, EnvSchema, parseEnv } from "./env.js";
 export { ANCHOR_LOCK_KEY, createLeaderLock, type LeaderLock } from "./leader-lock.js";
 export { type MaintenanceConfig, type MaintenanceReport, runMaintenance } from "./maintenance.js";
 export {

@@ -1,8 +1,9 @@
 /**
- * The process around an HTTP app (core-api, extension-api): database (DATABASE_URL or the
- * embedded PostgreSQL in DATA_DIR) → migrations → start-up check → app → HTTP server; on SIGINT,
- * SIGTERM or SIGHUP it stops accepting, ends long-lived responses (`onStop`), finishes the requests
- * in flight, closes the database (and the embedded PostgreSQL it started), and exits 0. The server
+ * The HTTP app of a service process (core-api, extension-api), started inside runService:
+ * database (DATABASE_URL or the embedded PostgreSQL in DATA_DIR) → migrations → start-up check →
+ * app → HTTP server; on shutdown it stops accepting, ends long-lived responses (`onStop`),
+ * finishes the requests in flight, closes the database (and the embedded PostgreSQL it started),
+ * in that order (shutdown hooks run in reverse registration order). The server
  * refuses oversized headers (431) and slow requests (408 after 30 s) in the API's error shape
  * (@verifiable-memory/http-kit's server limits).
  * @module
@@ -12,12 +13,12 @@ import { serve } from "@hono/node-server";
 import {
   createDatabase,
   type Database,
-  handleShutdownSignals,
   migrateDatabase,
   resolveDatabaseUrl,
 } from "@verifiable-memory/db-schema";
 import { answerClientErrors, SERVER_OPTIONS, trackInFlight } from "@verifiable-memory/http-kit";
 import type { Logger } from "pino";
+import type { ServiceContext } from "./shutdown.js";
 
 /** A fetch handler as @hono/node-server serves it (an app's `fetch`). */
 type ServedFetch = Parameters<typeof serve>[0]["fetch"];
@@ -25,9 +26,9 @@ type ServedFetch = Parameters<typeof serve>[0]["fetch"];
 /** How long a shutdown waits for the requests in flight before it closes the database. */
 const SHUTDOWN_GRACE_MS = 15_000;
 
-/** Options of {@link runHttpProcess}. */
-export interface HttpProcessOptions {
-  /** The app's name in log lines (`<name> listening`, `<name> stopped`). */
+/** Options of {@link startHttpService}. */
+export interface HttpServiceOptions {
+  /** The app's name in log lines (`<name> listening`). */
   readonly name: string;
   readonly logger: Logger;
   readonly port: number;
@@ -42,8 +43,8 @@ export interface HttpProcessOptions {
   readonly prepare?: () => Promise<unknown>;
   /**
    * Checks the migrated database before the app is built (e.g. that every stored data key's
-   * master key is configured). When it throws, the pool and the embedded PostgreSQL this process
-   * started are closed and the error is rethrown: the process does not start.
+   * master key is configured). When it throws, the start-up fails: the pool and the embedded
+   * PostgreSQL this process started are closed (their shutdown hooks) and the error is rethrown.
    */
   readonly check?: (db: Database) => Promise<unknown>;
   /**
@@ -55,28 +56,26 @@ export interface HttpProcessOptions {
 }
 
 /**
- * Runs the app as this process's HTTP server until a shutdown signal, then drains and exits 0.
- * This is the only handler of SIGINT/SIGTERM/SIGHUP, also when the process started the embedded
- * PostgreSQL (whose own exit hooks would stop it under requests in flight).
- * @throws whatever the database, the migrations, `prepare` or `check` throw (the process should
- *   exit).
+ * Starts the app as this process's HTTP server inside runService's start-up, registering
+ * its shutdown: the embedded PostgreSQL it started (stopped last), the pool, then the server
+ * (stops accepting, `onStop`, waits up to 15 s for the requests in flight).
+ * @throws whatever the database, the migrations, `prepare` or `check` throw (the start-up fails).
  */
-export async function runHttpProcess(options: HttpProcessOptions): Promise<void> {
+export async function startHttpService(
+  service: ServiceContext,
+  options: HttpServiceOptions,
+): Promise<void> {
   const { logger, name } = options;
   const resolved = await resolveDatabaseUrl({
     databaseUrl: options.databaseUrl,
     dataDir: options.dataDir,
   });
+  service.onShutdown("embedded PostgreSQL", () => resolved.close());
   await migrateDatabase(resolved.url);
   await options.prepare?.();
   const database = createDatabase({ url: resolved.url, max: options.poolSize });
-  try {
-    await options.check?.(database.db);
-  } catch (error) {
-    await database.close();
-    await resolved.close();
-    throw error;
-  }
+  service.onShutdown("database pool", () => database.close());
+  await options.check?.(database.db);
   const requests = trackInFlight(options.app(database.db).fetch);
   const server = serve(
     { fetch: requests.fetch, port: options.port, serverOptions: SERVER_OPTIONS },
@@ -85,14 +84,7 @@ export async function runHttpProcess(options: HttpProcessOptions): Promise<void>
     },
   );
   answerClientErrors(server as Server);
-
-  let stopping = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) {
-      return;
-    }
-    stopping = true;
-    logger.info({ signal }, `${name} stopping`);
+  service.onShutdown("HTTP server", async () => {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     try {
       await options.onStop?.();
@@ -103,10 +95,5 @@ export async function runHttpProcess(options: HttpProcessOptions): Promise<void>
       logger.warn({ inFlight: requests.count() }, "requests still running after the grace period");
     }
     await closed;
-    await database.close();
-    await resolved.embedded?.stop();
-    logger.info(`${name} stopped`);
-    process.exit(0);
-  };
-  handleShutdownSignals((signal) => void shutdown(signal));
+  });
 }

@@ -1,13 +1,13 @@
 /**
  * `@verifiable-memory/runtime` (private): what being one of the service's processes takes.
  * The logger every app uses (`LOG_LEVEL`, readable on a terminal, JSON otherwise); the HTTP API
- * process (`runHttpProcess`: database, migrations, server, shutdown) and its readiness check;
+ * app of a process (`startHttpService`: database, migrations, server, shutdown hooks) and its readiness check;
  * `runService`, the frame of every `main.ts` (one shutdown coordinator, one signal policy, one
  * bad-configuration exit).
  * @module
  */
 
-export { type HttpProcessOptions, runHttpProcess } from "./http-process.js";
+export { type HttpServiceOptions, startHttpService } from "./http-process.js";
 export {
   createLogger,
   LOG_LEVELS,
