@@ -18,7 +18,7 @@ import {
   runService,
 } from "@verifiable-memory/runtime";
 import { createApp } from "./app.js";
-import { appendUserCheckpoints } from "./checkpoint-log.js";
+import { anchorCheckpointLog } from "./checkpoint-log.js";
 import { parseEnv } from "./env.js";
 import { createLeaderLock } from "./leader-lock.js";
 import { runMaintenance } from "./maintenance.js";
@@ -114,16 +114,9 @@ await runService({
         });
         if (logKey) {
           // The checkpoint log follows the confirmed user checkpoints; a failure here never undoes
-          // the sweep, and the next interval appends what was missed.
-          await appendUserCheckpoints(handle.db, logKey).then(
-            (result) =>
-              result &&
-              logger.info(
-                { size: result.head.treeSize, appended: result.appended },
-                "checkpoint log appended",
-              ),
-            (error: unknown) =>
-              logger.error({ err: error }, "appending to the checkpoint log failed"),
+          // the sweep, and the next interval appends and anchors what was missed.
+          await anchorCheckpointLog({ db: handle.db, logKey, chain, logger, metrics }).catch(
+            (error: unknown) => logger.error({ err: error }, "the checkpoint log step failed"),
           );
         }
         return report;

@@ -31,7 +31,9 @@ export type CommitOutcome = "confirmed" | "failed" | "timeout" | "skipped";
  * - `invalid_account`: the commitment address holds an account that is not a commitment account;
  * - `unauthorized`: the chain refused the authority's signature;
  * - `log_corrupt`: the leaf indices are not contiguous (an operator must repair the log);
- * - `tree_drift`: the persisted tree differed from the leaves and was rebuilt.
+ * - `tree_drift`: the persisted tree differed from the leaves and was rebuilt;
+ * - `checkpoint_log_fork`: the stored checkpoint log does not extend the checkpoint log account
+ *   (docs/protocol.md §13.5 "The checkpoint log"); nothing is signed or anchored.
  */
 export type IntegrityKind =
   | "count_decreased"
@@ -41,7 +43,8 @@ export type IntegrityKind =
   | "invalid_account"
   | "unauthorized"
   | "log_corrupt"
-  | "tree_drift";
+  | "tree_drift"
+  | "checkpoint_log_fork";
 
 /** The metric handles the sweep and the worker update. */
 export interface AnchorMetrics {
@@ -65,6 +68,11 @@ export interface AnchorMetrics {
   readonly integrityReports: Counter<"kind">;
   /** Trees rebuilt from their leaves (the O(n) path). */
   readonly treeRebuilds: Counter;
+  /**
+   * Checkpoint-log steps by `outcome`: anchored, current, refused, unavailable, failed, timeout
+   * (docs/protocol.md §13.5 "The checkpoint log").
+   */
+  readonly checkpointLogAnchors: Counter<"outcome">;
   /** 1 while this instance holds the anchor lock, else 0. */
   readonly isLeader: Gauge;
 }
@@ -209,6 +217,12 @@ export function createMetrics(deps: MetricsDeps): AnchorMetrics {
     treeRebuilds: new Counter({
       name: "anchor_tree_rebuilds_total",
       help: "Persisted trees rebuilt from their leaves because they were missing or drifted",
+      registers,
+    }),
+    checkpointLogAnchors: new Counter({
+      name: "anchor_checkpoint_log_anchors_total",
+      help: "Checkpoint-log steps after each sweep: anchored, current, refused (fork), unavailable, failed, timeout",
+      labelNames: ["outcome"] as const,
       registers,
     }),
     isLeader: new Gauge({

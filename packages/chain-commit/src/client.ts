@@ -37,6 +37,11 @@ import {
 } from "./account.js";
 import { type BatchCommitOutcome, type BatchCommitRequest, commitBatch } from "./batch.js";
 import {
+  type CheckpointLogState,
+  checkpointLogInstructions,
+  readCheckpointLogAt,
+} from "./checkpoint-log.js";
+import {
   ChainUnavailableError,
   CountDecreasedError,
   InsufficientFundsError,
@@ -374,14 +379,7 @@ export class ChainClient {
       commitment: this.commitment,
       confirmTimeoutMs: this.confirmTimeoutMs,
       attempts: BLOCKHASH_ATTEMPTS,
-      sign: async (attempt) => {
-        const latest = await this.recentBlockhash(attempt > 1);
-        const tx = new Transaction({ feePayer: this.authority.publicKey, ...latest }).add(
-          ...instructions,
-        );
-        const wire = signAndSerialize(tx, this.authority, this.signingKey);
-        return { wire, signature: bs58.encode(tx.signature as Uint8Array) };
-      },
+      sign: (attempt) => this.signTransaction(instructions, attempt),
       refused: (err, signature, logs) => this.mapError(err, signature, logs, context),
       badSignature: (message, logs) => new TransactionFailedError(message, null, logs),
     });
@@ -415,14 +413,7 @@ export class ChainClient {
         confirmTimeoutMs: this.confirmTimeoutMs,
         attempts: BLOCKHASH_ATTEMPTS,
         addressOf: (owner) => this.addressOf(owner),
-        sign: async (instructions, attempt) => {
-          const latest = await this.recentBlockhash(attempt > 1);
-          const tx = new Transaction({ feePayer: this.authority.publicKey, ...latest }).add(
-            ...instructions,
-          );
-          const wire = signAndSerialize(tx, this.authority, this.signingKey);
-          return { wire, signature: bs58.encode(tx.signature as Uint8Array) };
-        },
+        sign: (instructions, attempt) => this.signTransaction(instructions, attempt),
         entryError: (code, initialize, request) =>
           this.mapError({ InstructionError: [initialize ? 0 : 1, { Custom: code }] }, null, [], {
             ...request,
@@ -439,6 +430,74 @@ export class ChainClient {
       requests,
       concurrency,
     );
+  }
+
+  /** One legacy transaction of `instructions`, paid and signed by the authority (fresh blockhash after attempt 1). */
+  private async signTransaction(
+    instructions: readonly TransactionInstruction[],
+    attempt: number,
+  ): Promise<{ wire: Uint8Array; signature: string }> {
+    const latest = await this.recentBlockhash(attempt > 1);
+    const tx = new Transaction({ feePayer: this.authority.publicKey, ...latest }).add(
+      ...instructions,
+    );
+    const wire = signAndSerialize(tx, this.authority, this.signingKey);
+    return { wire, signature: bs58.encode(tx.signature as Uint8Array) };
+  }
+
+  /**
+   * Reads this authority's checkpoint log account (PDA ["checkpoint-log", authority]).
+   * @returns the account, or null when it does not exist yet.
+   * @throws ChainUnavailableError when the read fails; InvalidCommitmentAccountError when the PDA
+   *   holds something else.
+   * Source: docs/protocol.md §13.5 "The checkpoint log".
+   */
+  async readCheckpointLog(): Promise<CheckpointLogState | null> {
+    return readCheckpointLogAt(
+      this.connection,
+      this.program,
+      this.authority.publicKey,
+      this.commitment,
+    );
+  }
+
+  /**
+   * Anchors the checkpoint log's `root` at `size` entries in ONE legacy transaction:
+   * `initialize_checkpoint_log` first when `expectedNonce` is 0 and the account does not exist,
+   * then `commit_checkpoint_log(root, size, expectedNonce)`; simulated, sent and confirmed as
+   * `commit` is.
+   * @returns signature, slot, and the account's nonce after it (`expectedNonce + 1`).
+   * @throws NonceRaceError (6002, or the account was created meanwhile), CountDecreasedError
+   *   (6001, `size` below the stored size), RootMismatchError (6016, another root at the stored
+   *   size), UnauthorizedAuthorityError (6000), and `commit`'s other errors; RangeError for bad
+   *   arguments.
+   * Source: docs/protocol.md §7.2 "Instructions" (commit_checkpoint_log).
+   */
+  async commitCheckpointLog(
+    root: Uint8Array,
+    size: number,
+    expectedNonce: number,
+  ): Promise<CommitResult> {
+    const initialize = expectedNonce === 0 && (await this.readCheckpointLog()) === null;
+    const instructions = checkpointLogInstructions({
+      program: this.program,
+      authority: this.authority.publicKey,
+      root,
+      size,
+      expectedNonce,
+      initialize,
+    });
+    const context = { owner: "checkpoint-log", memoryCount: size, expectedNonce, initialize };
+    const sent = await sendAndConfirm({
+      connection: this.connection,
+      commitment: this.commitment,
+      confirmTimeoutMs: this.confirmTimeoutMs,
+      attempts: BLOCKHASH_ATTEMPTS,
+      sign: (attempt) => this.signTransaction(instructions, attempt),
+      refused: (err, signature, logs) => this.mapError(err, signature, logs, context),
+      badSignature: (message, logs) => new TransactionFailedError(message, null, logs),
+    });
+    return { ...sent, nonce: expectedNonce + 1 };
   }
 
   /** Maps a cluster transaction error of a commit transaction to this package's errors. */

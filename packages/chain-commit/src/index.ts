@@ -12,6 +12,7 @@ export {
   type BatchCommitRequest,
   MAX_LEGACY_TRANSACTION_BYTES,
 } from "./batch.js";
+export { type CheckpointLogState, readCheckpointLogAt } from "./checkpoint-log.js";
 export {
   ChainClient,
   type ChainConfig,

@@ -62,12 +62,15 @@ export {
 } from "./queries/api-keys.js";
 export {
   appendCheckpointLog,
+  type CheckpointLogAnchor,
   type CheckpointLogAppend,
   type CheckpointLogAppendResult,
   checkpointLogEntriesRange,
   checkpointLogEntryOf,
   checkpointLogNodeSource,
+  checkpointLogRootAt,
   latestCheckpointLogHead,
+  recordCheckpointLogAnchor,
   type UnloggedCheckpoint,
 } from "./queries/checkpoint-log.js";
 export {

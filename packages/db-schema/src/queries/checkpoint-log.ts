@@ -125,6 +125,54 @@ export async function latestCheckpointLogHead(db: Executor): Promise<CheckpointL
 }
 
 /**
+ * The root of the checkpoint log's first `size` entries, from the stored perfect subtrees (one
+ * query), to compare with a root published at that size.
+ * @returns the RFC 9162 root (the empty tree's for 0).
+ * @throws RangeError when `size` is negative or above the stored log; MissingNodeError when a
+ *   subtree is missing.
+ */
+export async function checkpointLogRootAt(db: Executor, size: number): Promise<Hash> {
+  const head = await latestCheckpointLogHead(db);
+  if (!Number.isSafeInteger(size) || size < 0 || size > (head?.treeSize ?? 0)) {
+    throw new RangeError(`size must be in 0..${head?.treeSize ?? 0}, got ${size}`);
+  }
+  const nodes = await checkpointLogNodeSource(db).getNodes(rangeNodes(0, size));
+  return CompactRange.fromState(size, [...nodes]).root();
+}
+
+/** The confirmed transaction that anchored a checkpoint-log head on chain. */
+export interface CheckpointLogAnchor {
+  /** Transaction signature, base58. */
+  readonly signature: string;
+  readonly slot: number;
+  /** The checkpoint log account's nonce after it. */
+  readonly nonce: number;
+  readonly anchoredAt: Date;
+}
+
+/**
+ * Records the anchor of the head at `treeSize` (docs/protocol.md §13.5 "The checkpoint log").
+ * @returns false when no head has that size.
+ */
+export async function recordCheckpointLogAnchor(
+  db: Executor,
+  treeSize: number,
+  anchor: CheckpointLogAnchor,
+): Promise<boolean> {
+  const rows = await db
+    .update(checkpointLogHeads)
+    .set({
+      anchorSignature: anchor.signature,
+      anchorSlot: anchor.slot,
+      anchorNonce: anchor.nonce,
+      anchoredAt: anchor.anchoredAt,
+    })
+    .where(eq(checkpointLogHeads.treeSize, treeSize))
+    .returning({ treeSize: checkpointLogHeads.treeSize });
+  return rows.length > 0;
+}
+
+/**
  * A NodeHashSource over the checkpoint log's stored perfect subtrees (one query per getNodes).
  * @throws MissingNodeError from getNodes for the first id not stored.
  */

@@ -35,12 +35,20 @@ export const checkpointLogNodes = pgTable(
   ],
 );
 
-/** A signed checkpoint of the checkpoint log at `treeSize` entries. */
+/**
+ * A signed checkpoint of the checkpoint log at `treeSize` entries; `anchor*` record the confirmed
+ * `commit_checkpoint_log` transaction that put its root and size in the checkpoint log account
+ * (null until then, and for heads a later anchor covered first).
+ */
 export const checkpointLogHeads = pgTable("checkpoint_log_heads", {
   treeSize: bigint({ mode: "number" }).primaryKey(),
   root: bytea().notNull(),
   note: text().notNull(),
   createdAt: timestampMs().notNull().defaultNow(),
+  anchorSignature: text(),
+  anchorSlot: bigint({ mode: "number" }),
+  anchorNonce: bigint({ mode: "number" }),
+  anchoredAt: timestampMs(),
 });
 
 /** A row of `checkpoint_log_heads`. */
