@@ -1,14 +1,21 @@
 /**
  * The anchor service's HTTP surface (hono): `GET /metrics` (Prometheus text exposition of the
  * service's own registry; docs/protocol.md §7), `GET /healthz` (the process is up) and `GET /readyz` (the
- * database answers and every committed migration is applied). Nothing here changes state.
+ * database answers and every committed migration is applied: http-kit's registerHealthRoutes with
+ * @verifiable-memory/runtime's databaseReadiness as its `ready()`, as the two APIs have). Nothing here changes state.
  * Every response carries `x-request-id` (docs/protocol.md §1) and every request is logged as one JSON line
  * with it (method, path, status, duration; never a header or a body).
  * @module
  */
-import { type Executor, pendingMigrations } from "@verifiable-memory/db-schema";
-import { requestLogLevel } from "@verifiable-memory/http-kit";
-import { Hono } from "hono";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Executor } from "@verifiable-memory/db-schema";
+import {
+  loggableError,
+  registerHealthRoutes,
+  requestLogLevel,
+  validationHook,
+} from "@verifiable-memory/http-kit";
+import { databaseReadiness } from "@verifiable-memory/runtime";
 import { requestId } from "hono/request-id";
 import { type Logger, pino } from "pino";
 import type { AnchorMetrics } from "./metrics.js";
@@ -39,14 +46,16 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * - `GET /metrics` → 200, `text/plain; version=0.0.4` exposition of `metrics.registry`.
  * - `GET /healthz` → 200 `{ status: "ok" }`.
  * - `GET /readyz` → 200 `{ status: "ready" }`, or 503
- *   `{ error: { code: "database_unavailable" | "migrations_pending", message } }`.
+ *   `{ error: { code: "database_unavailable" | "migrations_pending", message } }` (with
+ *   `pending` for migrations_pending). An unknown query parameter on either is 400
+ *   `invalid_request`, as on the APIs.
  * Unknown paths are 404 `{ error: { code: "not_found", message } }`; an unexpected failure is 500
  * `{ error: { code: "internal", message } }` naming the request id (docs/protocol.md §1 error shape).
  * @example serve({ fetch: createApp({ db, metrics, logger }).fetch, port: 8789 })
  */
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const logger = deps.logger ?? pino({ base: { service: "anchor-service", pid: process.pid } });
-  const app = new Hono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use(requestId({ generator: () => crypto.randomUUID(), limitLength: 128 }));
   app.use(async (c, next) => {
@@ -74,40 +83,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     return c.body(body, 200, { "content-type": deps.metrics.registry.contentType });
   });
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
-
-  app.get("/readyz", async (c) => {
-    let pending: number;
-    try {
-      pending = await pendingMigrations(deps.db);
-    } catch (error) {
-      logger.warn(
-        { requestId: c.var.requestId, err: errorSummary(error) },
-        "readiness: database unavailable",
-      );
-      return c.json(
-        { error: { code: "database_unavailable", message: "the database does not answer" } },
-        503,
-      );
-    }
-    if (pending > 0) {
-      return c.json(
-        {
-          error: {
-            code: "migrations_pending",
-            message: `${pending} migration(s) not applied`,
-          },
-        },
-        503,
-      );
-    }
-    return c.json({ status: "ready" });
-  });
+  registerHealthRoutes(app, { ready: () => databaseReadiness(deps.db), logger });
 
   app.notFound((c) => c.json({ error: { code: "not_found", message: "no such route" } }, 404));
   app.onError((error, c) => {
     const id = c.var.requestId;
-    logger.error({ requestId: id, err: errorSummary(error) }, "unhandled error");
+    logger.error({ requestId: id, err: loggableError(error) }, "unhandled error");
     return c.json(
       { error: { code: "internal", message: `internal error (request id ${id ?? "unknown"})` } },
       500,
@@ -115,27 +96,4 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
 
   return app;
-}
-
-/**
- * Name, message and code of an error, nothing else (other properties may carry query values).
- * drizzle's DrizzleQueryError lists the bound parameters in its message: for it, the SQL text and
- * the driver error (its `cause`) are kept instead.
- */
-function errorSummary(error: unknown): { name: string; message: string; code?: string } {
-  if (!(error instanceof Error)) {
-    return { name: "NonError", message: `a ${typeof error} was thrown` };
-  }
-  const query = (error as { query?: unknown }).query;
-  const cause = error.cause instanceof Error ? error.cause : undefined;
-  const drizzle = typeof query === "string" && "params" in error;
-  const source = drizzle && cause ? cause : error;
-  const code = (source as { code?: unknown }).code;
-  return {
-    name: error.name,
-    message: drizzle
-      ? `Failed query: ${query}${cause ? ` (${cause.name}: ${cause.message})` : ""}`
-      : error.message,
-    ...(typeof code === "string" ? { code } : {}),
-  };
 }

@@ -126,6 +126,19 @@ describe("health and readiness", () => {
     expect(await missing.json()).toMatchObject({ error: { code: "not_found" } });
   });
 
+  it("/healthz and /readyz are http-kit's: an unknown query parameter is 400 invalid_request", async () => {
+    const app = createApp({
+      db: t.db,
+      metrics: createMetrics({ db: t.db, intervalMs: 1000 }),
+      logger: silent,
+    });
+    for (const path of ["/healthz?verbose=1", "/readyz?verbose=1"]) {
+      const res = await app.request(path);
+      expect(res.status, path).toBe(400);
+      expect(await res.json()).toMatchObject({ error: { code: "invalid_request" } });
+    }
+  });
+
   it("/readyz is 503 migrations_pending on an unmigrated database", async () => {
     const bare = await createTestDatabase({ empty: true, max: 1 });
     try {

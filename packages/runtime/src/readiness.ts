@@ -3,15 +3,15 @@
  * database answers and every committed migration is applied.
  * @module
  */
-import { type Database, pendingMigrations } from "@verifiable-memory/db-schema";
+import { type Executor, pendingMigrations } from "@verifiable-memory/db-schema";
 import type { Readiness } from "@verifiable-memory/http-kit";
 
 /**
- * Checks `db` for http-kit's `/readyz`: ready when no committed migration is pending.
+ * Checks `db` (a database or a transaction) for http-kit's `/readyz`: ready when no committed migration is pending.
  * @throws whatever the query throws when the database does not answer (`/readyz` answers 503
  *   `database_unavailable`).
  */
-export async function databaseReadiness(db: Database): Promise<Readiness> {
+export async function databaseReadiness(db: Executor): Promise<Readiness> {
   const pending = await pendingMigrations(db);
   return pending > 0 ? { ready: false, pending } : { ready: true };
 }
