@@ -16,6 +16,15 @@ export {
   requireJsonBody,
 } from "./body.js";
 export {
+  CURSOR_KEY_INFO,
+  CURSOR_TAG_BYTES,
+  type CursorKey,
+  cursorKey,
+  openCursor,
+  SEALED_CURSOR_MAX_CHARS,
+  sealCursor,
+} from "./cursor-seal.js";
+export {
   ApiError,
   type BaseErrorCode,
   createErrorHandler,

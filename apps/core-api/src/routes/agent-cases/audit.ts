@@ -10,6 +10,7 @@ import {
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
+import { openRequestCursor, sealPageCursor } from "../../cursors.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity, IdParamSchema } from "../../schemas.js";
 import { GrantAuditSchema, PageQuerySchema } from "./_schema.js";
@@ -42,11 +43,11 @@ export function registerGetAgentCaseAudit(app: App, deps: AppDeps, services: Ser
     },
   });
   app.openapi(route, async (c) => {
-    const page = await services.grants.audit(
-      c.var.auth,
-      c.req.valid("param").id,
-      c.req.valid("query"),
-    );
-    return c.json(page, 200);
+    const { limit, cursor } = c.req.valid("query");
+    const page = await services.grants.audit(c.var.auth, c.req.valid("param").id, {
+      limit,
+      cursor: openRequestCursor(deps.config, cursor),
+    });
+    return c.json(sealPageCursor(deps.config, page), 200);
   });
 }

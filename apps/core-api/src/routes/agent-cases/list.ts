@@ -10,6 +10,7 @@ import {
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
 import type { App, AppDeps, Services } from "../../context.js";
+import { openRequestCursor, sealPageCursor } from "../../cursors.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 import { GrantSchema, PageQuerySchema } from "./_schema.js";
@@ -41,7 +42,11 @@ export function registerListAgentCases(app: App, deps: AppDeps, services: Servic
     },
   });
   app.openapi(route, async (c) => {
-    const page = await services.grants.list(c.var.auth, c.req.valid("query"));
-    return c.json(page, 200);
+    const { limit, cursor } = c.req.valid("query");
+    const page = await services.grants.list(c.var.auth, {
+      limit,
+      cursor: openRequestCursor(deps.config, cursor),
+    });
+    return c.json(sealPageCursor(deps.config, page), 200);
   });
 }

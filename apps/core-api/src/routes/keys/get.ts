@@ -13,6 +13,7 @@ import {
 } from "@verifiable-memory/http-kit";
 import { queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps } from "../../context.js";
+import { openRequestCursor, sealPageCursor } from "../../cursors.js";
 import { ApiError } from "../../errors.js";
 import { requireAuth, requireSession } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
@@ -54,7 +55,7 @@ export function registerGetKeys(app: App, deps: AppDeps): void {
     try {
       page = await listApiKeys(deps.db, c.var.auth.userId, {
         limit,
-        ...(cursor ? { cursor } : {}),
+        ...(cursor ? { cursor: openRequestCursor(deps.config, cursor) } : {}),
       });
     } catch (error) {
       if (error instanceof InvalidCursorError) {
@@ -75,7 +76,7 @@ export function registerGetKeys(app: App, deps: AppDeps): void {
           revokedAt: k.revokedAt?.toISOString() ?? null,
           ...keyGrantView(k),
         })),
-        nextCursor: page.nextCursor,
+        nextCursor: sealPageCursor(deps.config, page).nextCursor,
       },
       200,
     );

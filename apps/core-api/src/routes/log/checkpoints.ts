@@ -13,6 +13,7 @@ import {
 } from "@verifiable-memory/http-kit";
 import { queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps, Services } from "../../context.js";
+import { openRequestCursor, sealPageCursor } from "../../cursors.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 
@@ -64,6 +65,10 @@ export function registerGetLogCheckpoints(app: App, deps: AppDeps, services: Ser
   });
   app.openapi(route, async (c) => {
     const { limit, cursor } = c.req.valid("query");
-    return c.json(await services.overview.checkpoints(c.var.auth, { limit, cursor }), 200);
+    const page = await services.overview.checkpoints(c.var.auth, {
+      limit,
+      cursor: openRequestCursor(deps.config, cursor),
+    });
+    return c.json(sealPageCursor(deps.config, page), 200);
   });
 }

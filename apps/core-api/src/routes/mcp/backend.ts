@@ -19,6 +19,8 @@ import {
 } from "@verifiable-memory/mcp/backend";
 import { MemoryDomainError, searchInputOf } from "@verifiable-memory/memory";
 import type { Services } from "../../context.js";
+import { openRequestCursor, sealPageCursor } from "../../cursors.js";
+import type { Config } from "../../env.js";
 
 /**
  * The typed errors of the packages as the tools' refusals, with the codes the HTTP routes answer
@@ -71,9 +73,15 @@ function narrowed(auth: AuthContext, options: IdOptions | undefined): AuthContex
 /**
  * The tools' backend for `auth`, the caller of one `POST /mcp` request, over `services`.
  * @param services the app's services (memory domain).
+ * @param config the app's configuration: `recall`'s cursors are sealed under its `JWT_SECRET` as
+ *   the HTTP routes' are (docs/protocol.md §1.6 "Content limits and pagination").
  * @param auth the caller resolved by the bearer middleware (scopes, confinement, data key).
  */
-export function servicesBackend(services: Services, auth: AuthContext): MemoryBackend {
+export function servicesBackend(
+  services: Services,
+  config: Config,
+  auth: AuthContext,
+): MemoryBackend {
   return {
     async remember(input) {
       await call(() => requireScope(auth, "memories:write"));
@@ -89,9 +97,12 @@ export function servicesBackend(services: Services, auth: AuthContext): MemoryBa
     async recall(input) {
       await call(() => requireScope(auth, "memories:read"));
       const result = await call(() =>
-        services.memories.search(auth, services.dataKeys.of(auth), searchInputOf(input)),
+        services.memories.search(auth, services.dataKeys.of(auth), {
+          ...searchInputOf(input),
+          cursor: openRequestCursor(config, input.cursor),
+        }),
       );
-      return { items: result.items, nextCursor: result.nextCursor };
+      return sealPageCursor(config, { items: result.items, nextCursor: result.nextCursor });
     },
 
     async get(id, options) {

@@ -103,7 +103,7 @@ export function registerMcp(app: App, deps: AppDeps, services: Services): void {
   });
   app.openapi(route, async (c) => {
     const auth = c.var.auth;
-    const server = createMemoryMcpServer(servicesBackend(services, auth), {
+    const server = createMemoryMcpServer(servicesBackend(services, deps.config, auth), {
       onError: (error, tool) =>
         deps.logger.error(
           { err: loggableError(error), tool, requestId: c.var.requestId, userId: auth.userId },

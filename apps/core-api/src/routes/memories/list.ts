@@ -12,6 +12,7 @@ import {
 import { MemorySchema, NamespaceSchema } from "@verifiable-memory/memory";
 import { queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps, Services } from "../../context.js";
+import { openRequestCursor, sealPageCursor } from "../../cursors.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 
@@ -57,11 +58,11 @@ export function registerListMemories(app: App, deps: AppDeps, services: Services
     const auth = c.var.auth;
     const page = await services.memories.list(auth, services.dataKeys.of(auth), {
       limit,
-      cursor,
+      cursor: openRequestCursor(deps.config, cursor),
       namespace,
       namespacePrefix,
       includeSuperseded: includeSuperseded === "true",
     });
-    return c.json(page, 200);
+    return c.json(sealPageCursor(deps.config, page), 200);
   });
 }

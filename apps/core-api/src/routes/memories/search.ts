@@ -7,6 +7,7 @@
 import { registerSearchMemoriesRoute } from "@verifiable-memory/http-kit";
 import { SearchBodySchema, SearchResultSchema, searchInputOf } from "@verifiable-memory/memory";
 import type { App, AppDeps, Services } from "../../context.js";
+import { openRequestCursor, sealPageCursor } from "../../cursors.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 
@@ -20,9 +21,11 @@ export function registerSearchMemories(app: App, deps: AppDeps, services: Servic
     body: SearchBodySchema,
     answer: SearchResultSchema,
     forbidden: "insufficient_scope",
-    handle: (c, body) => {
+    handle: async (c, body) => {
       const auth = c.var.auth;
-      return services.memories.search(auth, services.dataKeys.of(auth), searchInputOf(body));
+      const input = { ...searchInputOf(body), cursor: openRequestCursor(deps.config, body.cursor) };
+      const page = await services.memories.search(auth, services.dataKeys.of(auth), input);
+      return sealPageCursor(deps.config, page);
     },
   });
 }

@@ -13,6 +13,7 @@ import {
 import { NamespaceSchema } from "@verifiable-memory/memory";
 import { queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps, Services } from "../../context.js";
+import { openRequestCursor, sealPageCursor } from "../../cursors.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
 import { bearerSecurity } from "../../schemas.js";
 
@@ -63,6 +64,11 @@ export function registerGetNamespaces(app: App, deps: AppDeps, services: Service
   });
   app.openapi(route, async (c) => {
     const { limit, cursor, prefix } = c.req.valid("query");
-    return c.json(await services.overview.namespaces(c.var.auth, { limit, cursor, prefix }), 200);
+    const page = await services.overview.namespaces(c.var.auth, {
+      limit,
+      cursor: openRequestCursor(deps.config, cursor),
+      prefix,
+    });
+    return c.json(sealPageCursor(deps.config, page), 200);
   });
 }
