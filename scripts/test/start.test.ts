@@ -15,6 +15,11 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PublicKey } from "@solana/web3.js";
+import {
+  decodeCheckpointLog,
+  findCheckpointLogAddress,
+} from "@verifiable-memory/commitment-program";
 import { decodeEntryBundle, fromHex, verifyConsistency } from "@verifiable-memory/merkle-log";
 import { openCheckpoint, parseSignerKey } from "@verifiable-memory/signed-note";
 import { verifyBundle } from "@verifiable-memory/verifier";
@@ -464,6 +469,50 @@ describe("pnpm start (scripts/start.ts)", () => {
       }
     }
     expect(logged).toContain(user.text);
+
+    // The checkpoint log's root and size are anchored in its account (docs/protocol.md §13.5):
+    // read straight from the chain, the account matches the signed head at its size.
+    const { programId } = await api<{ programId: string }>("/info");
+    const [logAccount] = findCheckpointLogAddress(
+      new PublicKey(authority),
+      new PublicKey(programId),
+    );
+    let onChain: ReturnType<typeof decodeCheckpointLog> | null = null;
+    let signedHead = openCheckpoint(
+      await (await fetch(`http://127.0.0.1:${ports.core}/tlog/checkpoint`)).text(),
+      [logKey],
+      logKey.name,
+    ).checkpoint;
+    const anchorDeadline = Date.now() + 20_000;
+    while (Date.now() < anchorDeadline) {
+      const res = await fetch(rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "getAccountInfo",
+          params: [logAccount.toBase58(), { encoding: "base64", commitment: "confirmed" }],
+        }),
+      });
+      const info = ((await res.json()) as { result?: { value: { data: [string] } | null } }).result
+        ?.value;
+      onChain = info ? decodeCheckpointLog(Buffer.from(info.data[0], "base64")) : null;
+      if (onChain && onChain.size === BigInt(signedHead.size)) {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      signedHead = openCheckpoint(
+        await (await fetch(`http://127.0.0.1:${ports.core}/tlog/checkpoint`)).text(),
+        [logKey],
+        logKey.name,
+      ).checkpoint;
+    }
+    expect(onChain?.size).toBe(BigInt(signedHead.size));
+    expect(Buffer.from(onChain?.root ?? []).toString("hex")).toBe(
+      Buffer.from(signedHead.rootHash).toString("hex"),
+    );
+    expect(onChain?.authority.toBase58()).toBe(authority);
 
     // ── Second SIGTERM: clean again.
     expect(await terminate(second)).toEqual({ code: 0, signal: null });

@@ -17,6 +17,7 @@ import {
   latestCheckpointLogHead,
 } from "@verifiable-memory/db-schema";
 import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
+import { requestAirdrop } from "@verifiable-memory/local-chain";
 import { consistencyProof, toHex, verifyConsistency } from "@verifiable-memory/merkle-log";
 import { openCheckpoint, parseVerifierKey, signerFromSeed } from "@verifiable-memory/signed-note";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,6 +26,7 @@ import { type AnchorMetrics, createMetrics } from "../src/metrics.js";
 import { runSweep } from "../src/sweep.js";
 import { captureLogger, startTestChain, type TestChain } from "./_chain.js";
 import { makeUser, seedMemories } from "./_memories.js";
+import { waitFor } from "./_wait.js";
 
 const ORIGIN = "anchor.test/tlog";
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash("sha256").update(data).digest());
@@ -45,10 +47,27 @@ afterAll(async () => {
   await Promise.all([t?.close(), testChain?.close(), ...extraDatabases.map((d) => d.close())]);
 });
 
-function deps(db: Database) {
+function deps(db: Database, client = chain) {
   const { logger, lines } = captureLogger();
   const metrics = createMetrics({ db, intervalMs: 30_000 });
-  return { db, logKey, chain, logger, lines, metrics };
+  return { db, logKey, chain: client, logger, lines, metrics };
+}
+
+/** A fresh database holding `n` anchored user checkpoints not yet in the checkpoint log. */
+async function databaseWithCheckpoints(n: number, seed: number): Promise<TestDatabase> {
+  const db = await createTestDatabase({ max: 2 });
+  extraDatabases.push(db);
+  for (let i = 0; i < n; i++) {
+    await insertAnchoredCheckpoint(db.db, {
+      userId: (await makeUser(db.db)).id,
+      treeSize: 1,
+      root: sha256(Uint8Array.of(seed + i)),
+      nonce: 1,
+      signature: `sig-${seed}-${i}`,
+      anchoredAt: new Date(1_000 + i),
+    });
+  }
+  return db;
 }
 
 async function sweep(db: Database) {
@@ -167,18 +186,7 @@ describe("anchoring the checkpoint log", () => {
   });
 
   it("refuses a log with another root at the account's size, and one that forked below it", async () => {
-    const other = await createTestDatabase({ max: 2 });
-    extraDatabases.push(other);
-    for (let i = 0; i < 4; i++) {
-      await insertAnchoredCheckpoint(other.db, {
-        userId: (await makeUser(other.db)).id,
-        treeSize: 1,
-        root: sha256(Uint8Array.of(100 + i)),
-        nonce: 1,
-        signature: `other-${i}`,
-        anchoredAt: new Date(1_000 + i),
-      });
-    }
+    const other = await databaseWithCheckpoints(4, 100);
     const before = await chain.readCheckpointLog();
     expect(before?.size).toBe(3);
     // Three entries signed by another process (same size as the account, another root).
@@ -198,5 +206,41 @@ describe("anchoring the checkpoint log", () => {
       storedSize: 4,
     });
     expect(await chain.readCheckpointLog()).toEqual(before);
+  });
+
+  it("signs nothing while the account cannot be read; a failed anchor is retried with the latest head", async () => {
+    const db = await databaseWithCheckpoints(2, 200);
+    const poor = await testChain.authority(0);
+    const down = deps(db.db, testChain.client(poor, "http://127.0.0.1:1"));
+    expect(await anchorCheckpointLog(down)).toMatchObject({
+      outcome: "unavailable",
+      reason: "chain_unavailable",
+    });
+    expect(await latestCheckpointLogHead(db.db)).toBeNull();
+
+    // Unfunded: the head is signed, the anchor transaction refused, nothing recorded.
+    const client = testChain.client(poor);
+    expect(await anchorCheckpointLog(deps(db.db, client))).toMatchObject({
+      outcome: "failed",
+      reason: "insufficient_funds",
+      appended: 2,
+    });
+    expect(await latestCheckpointLogHead(db.db)).toMatchObject({
+      treeSize: 2,
+      anchorSignature: null,
+    });
+    expect(await client.readCheckpointLog()).toBeNull();
+
+    await requestAirdrop(testChain.url, poor.publicKey.toBase58(), 1e9);
+    await waitFor("the airdrop", async () => (await client.authorityBalance()) > 0);
+    expect(await anchorCheckpointLog(deps(db.db, client))).toMatchObject({
+      outcome: "anchored",
+      appended: 0,
+      size: 2,
+      nonce: 1,
+    });
+    const head = await latestCheckpointLogHead(db.db);
+    expect((await client.readCheckpointLog())?.root).toEqual(head?.root);
+    expect(head?.anchorSignature).toEqual(expect.any(String));
   });
 });
