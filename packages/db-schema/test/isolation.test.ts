@@ -172,7 +172,9 @@ const SERVICE_WIDE = [
   "checkpointLogEntriesRange",
   "checkpointLogEntryOf",
   "checkpointLogNodeSource",
+  "checkpointLogRootAt",
   "latestCheckpointLogHead",
+  "recordCheckpointLogAnchor",
 ];
 /** Not queries: connections, migrations, error classes. */
 const INFRASTRUCTURE = [
