@@ -1,6 +1,6 @@
 /**
  * core-api process: config → database (DATABASE_URL or the embedded PostgreSQL) → migrations →
- * master-key check → app → HTTP server (@verifiable-memory/runtime's runService and
+ * master-key check → sealing of grant queries left in clear → app → HTTP server (@verifiable-memory/runtime's runService and
  * startHttpService). Exits 1 naming every bad variable when the config is invalid (configErrorExit),
  * or naming the master key id when some stored data key is wrapped under a key that is not
  * configured (a failed start-up); on SIGINT, SIGTERM or SIGHUP stops accepting, ends
@@ -10,7 +10,7 @@
  */
 import { systemClock } from "@verifiable-memory/clock";
 import { createEmbeddingProvider } from "@verifiable-memory/embeddings";
-import { checkMasterKeys, EventHub, VectorIndexer } from "@verifiable-memory/memory";
+import { checkMasterKeys, DataKeys, EventHub, VectorIndexer } from "@verifiable-memory/memory";
 import {
   createLogger,
   loadServiceConfig,
@@ -19,6 +19,7 @@ import {
 } from "@verifiable-memory/runtime";
 import { createApp } from "./app.js";
 import { loadConfig } from "./env.js";
+import { sealClearGrantQueries } from "./services/grant-queries.js";
 
 const config = loadServiceConfig("core-api", () => loadConfig(process.env));
 
@@ -43,6 +44,8 @@ await runService({
       check: async (db) => {
         const dataKeys = await checkMasterKeys(db, config.masterKeys);
         logger.info({ masterKeyId: config.masterKeys.current.id, dataKeys }, "master keys checked");
+        const grantQueries = await sealClearGrantQueries(db, new DataKeys(config.masterKeys));
+        logger.info({ grantQueries }, "grant queries stored in clear sealed");
       },
       app: (db) => {
         events = new EventHub({ db, logger });

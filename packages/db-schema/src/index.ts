@@ -112,18 +112,22 @@ export {
   revokeExtensionSession,
 } from "./queries/extension-sessions.js";
 export {
+  type ClearGrantQuery,
   deleteUnknownGrantAudit,
   type GrantUse,
   type GrantWithCreator,
   getGrant,
   insertGrant,
   insertGrantAudit,
+  listClearGrantQueries,
   listGrantAudit,
   listGrants,
   type NewGrant,
   type NewGrantAudit,
   revokeGrant,
   revokeGrantsOfKey,
+  type SealedGrantQuery,
+  sealClearGrantQuery,
   useGrant,
 } from "./queries/grants.js";
 export {

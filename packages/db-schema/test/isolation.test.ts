@@ -159,6 +159,9 @@ const SERVICE_WIDE = [
   "deleteExpiredNonces",
   "deleteUnknownGrantAudit",
   "findVersionOneDataKey",
+  // core-api's start-up re-encryption of grant queries written in clear (docs/protocol.md §8.1).
+  "listClearGrantQueries",
+  "sealClearGrantQuery",
   "getOldestPendingCreatedAt",
   "listDataKeysNotUnder",
   "listStuckBatches",

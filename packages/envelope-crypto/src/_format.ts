@@ -34,6 +34,11 @@ export const VECTOR_VERSION = 1;
 /** AAD header (label ‖ 0x00 ‖ version) of a sealed memory vector. */
 export const VECTOR_AAD = aadHeader("svc/envelope/vector", VECTOR_VERSION);
 
+/** Version of a sealed grant query (its format and its AAD). */
+export const GRANT_QUERY_VERSION = 1;
+/** AAD header (label ‖ 0x00 ‖ version) of a sealed capability-grant search query. */
+export const GRANT_QUERY_AAD = aadHeader("svc/envelope/grant-query", GRANT_QUERY_VERSION);
+
 /** A lone UTF-16 surrogate: it would encode as U+FFFD and collide with other strings. */
 const LONE_SURROGATE = /\p{Cs}/u;
 

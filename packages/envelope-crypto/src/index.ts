@@ -1,10 +1,11 @@
 /**
  * `@verifiable-memory/envelope-crypto`: per-user data keys wrapped under the master key, and memory bodies,
- * recall segments and memory vectors sealed under the data key, with AES-256-GCM on node:crypto (docs/protocol.md §4).
+ * recall segments, memory vectors and grant search queries sealed under the data key, with AES-256-GCM on node:crypto (docs/protocol.md §4).
  * @module
  */
 export {
   ENVELOPE_VERSION,
+  GRANT_QUERY_VERSION,
   SEGMENT_VERSION,
   VECTOR_VERSION,
   WRAPPED_KEY_VERSION,
@@ -18,6 +19,7 @@ export {
 } from "./body.js";
 export { generateDataKey, unwrapDataKey, wrapDataKey, wrappedKeyId } from "./data-key.js";
 export { DecryptionError, type DecryptionErrorCode } from "./errors.js";
+export { decryptGrantQuery, encryptGrantQuery, type GrantQueryContext } from "./grant-query.js";
 export { type MasterKey, MasterKeyring } from "./keyring.js";
 export { MASTER_KEY_ID_BYTES, masterKeyId, parseMasterKey } from "./master-key.js";
 export { decryptSegment, encryptSegment, type SegmentContext } from "./segment.js";

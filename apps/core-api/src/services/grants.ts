@@ -5,11 +5,12 @@
  * statement and audited in the same transaction, whatever its outcome.
  * @module
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { type AuthContext, requireScope } from "@verifiable-memory/auth";
 import type { Clock } from "@verifiable-memory/clock";
 import {
   type ApiKeyScope,
+  type CapabilityGrant,
   type Database,
   type GrantAuditRow,
   type GrantOperation,
@@ -27,6 +28,7 @@ import {
   revokeGrant,
   useGrant,
 } from "@verifiable-memory/db-schema";
+import { decryptGrantQuery, encryptGrantQuery } from "@verifiable-memory/envelope-crypto";
 import {
   type Caller,
   type DataKeys,
@@ -161,7 +163,8 @@ export class GrantService {
    * `read_memories` grant must name live memories of the owner only; a `search` grant stores its
    * limit (default 20). A grant created by a namespace-confined key records the confinement and
    * never reaches past it; a grant created by an API key records the key, whose revocation or
-   * expiry revokes the grant.
+   * expiry revokes the grant. A `search` query is stored only sealed under the owner's data key,
+   * bound to the owner and the grant id (docs/protocol.md §8.1 "Creation").
    * @returns the grant with its token and URL, which are never shown again.
    * @throws AuthError insufficient_scope (403) when the caller lacks a delegated scope; ApiError
    *   not_found when a named memory is unknown, deleted, another user's or outside the caller's
@@ -174,10 +177,20 @@ export class GrantService {
     const operation = await this.checkOperation(owner, input.operation);
     const token = bs58.encode(randomBytes(GRANT_TOKEN_BYTES));
     const now = this.deps.clock.now();
+    const id = randomUUID();
+    const query =
+      input.operation.type === "search"
+        ? encryptGrantQuery(this.deps.dataKeys.of(owner), input.operation.query, {
+            userId: owner.userId,
+            grantId: id,
+          })
+        : null;
     const grant = await insertGrant(this.deps.db, {
+      id,
       userId: owner.userId,
       tokenHash: hashGrantToken(token),
       operation,
+      query,
       label: input.label ?? null,
       createdByKeyId: owner.apiKeyId,
       maxUses: input.maxUses,
@@ -188,7 +201,10 @@ export class GrantService {
       id: grant.id,
       url: `${this.deps.publicBaseUrl}/agent-cases/${token}`,
       token,
-      operation: operationView(grant.operation),
+      operation: operationView(
+        grant.operation,
+        input.operation.type === "search" ? input.operation.query : undefined,
+      ),
       label: grant.label,
       expiresAt: grant.expiresAt.toISOString(),
       maxUses: grant.maxUses,
@@ -199,11 +215,12 @@ export class GrantService {
 
   /**
    * The owner's grants, newest first, one page; a confined caller sees only the grants created
-   * under its confinement.
-   * @throws InvalidCursorError (`@verifiable-memory/db-schema`) for a cursor this list did not issue.
+   * under its confinement. Search queries are opened with the owner's data key.
+   * @throws InvalidCursorError (`@verifiable-memory/db-schema`) for a cursor this list did not issue;
+   *   DecryptionError when a stored query does not open (tampered row).
    */
   async list(
-    owner: Caller,
+    owner: AuthContext,
     page: { limit: number; cursor?: string | undefined },
   ): Promise<{ items: GrantView[]; nextCursor: string | null }> {
     const result = await listGrants(this.deps.db, owner.userId, {
@@ -212,7 +229,11 @@ export class GrantService {
       confinedTo: owner.namespace,
     });
     const now = this.deps.clock.now();
-    return { items: result.items.map((g) => grantView(g, now)), nextCursor: result.nextCursor };
+    const dataKey = this.deps.dataKeys.of(owner);
+    return {
+      items: result.items.map((g) => grantView(g, grantQuery(dataKey, g), now)),
+      nextCursor: result.nextCursor,
+    };
   }
 
   /**
@@ -280,7 +301,8 @@ export class GrantService {
       userId: user.id,
       wrappedDataKey: user.wrappedDataKey,
     });
-    const wanted = await this.grantedIds(owner, dataKey, grant.operation);
+    const query = grantQuery(dataKey, grant);
+    const wanted = await this.grantedIds(owner, dataKey, grant.operation, query);
     const [rows, checkpoint] = await Promise.all([
       getMemoriesByIds(this.deps.db, owner.userId, wanted),
       latestAnchoredCheckpoint(this.deps.db, owner.userId),
@@ -291,7 +313,7 @@ export class GrantService {
       live.map((row) => this.deps.proofs.memoryWithProof(owner, dataKey, row, checkpoint)),
     );
     return {
-      operation: operationView(grant.operation),
+      operation: operationView(grant.operation, query),
       expiresAt: grant.expiresAt.toISOString(),
       usesRemaining: grant.maxUses - grant.uses,
       memories,
@@ -316,11 +338,12 @@ export class GrantService {
     return grant;
   }
 
-  /** The memory ids an operation reaches, in the order they are answered. */
+  /** The memory ids an operation reaches (`query`: a search's opened query), in answer order. */
   private async grantedIds(
     owner: Owner,
     dataKey: Uint8Array,
     operation: GrantOperation,
+    query: string | undefined,
   ): Promise<readonly string[]> {
     if (operation.type === "read_memories") {
       return operation.memoryIds;
@@ -331,8 +354,11 @@ export class GrantService {
       apiKeyId: null,
       namespace: operation.namespacePrefix ?? null,
     };
+    if (query === undefined) {
+      throw new Error("a search grant without a query");
+    }
     const found = await this.deps.memories.search(caller, dataKey, {
-      query: operation.query,
+      query,
       limit: operation.limit ?? DEFAULT_GRANT_SEARCH_LIMIT,
       caseSensitive: false,
       rank: "recency",
@@ -352,7 +378,6 @@ export class GrantService {
     if (operation.type === "search") {
       return {
         type: "search",
-        query: operation.query,
         limit: operation.limit ?? DEFAULT_GRANT_SEARCH_LIMIT,
         ...confinement,
       };
@@ -403,10 +428,30 @@ export function grantStatus(grant: GrantWithCreator, now: Date): GrantStatus {
   return grant.uses >= grant.maxUses ? "exhausted" : "active";
 }
 
-function grantView(grant: GrantWithCreator, now: Date): GrantView {
+/**
+ * The query text of a `search` grant: opened from its sealed columns with the owner's data key
+ * (docs/protocol.md §8.1 "Creation"), or, for a row written before queries were sealed and not yet
+ * re-encrypted at start-up, its clear `operation.query`; undefined for `read_memories`.
+ * @throws DecryptionError when the sealed query does not open under `dataKey` for this user and grant.
+ */
+export function grantQuery(dataKey: Uint8Array, grant: CapabilityGrant): string | undefined {
+  if (grant.operation.type !== "search") {
+    return undefined;
+  }
+  if (grant.queryCiphertext !== null && grant.queryIv !== null) {
+    return decryptGrantQuery(
+      dataKey,
+      { ciphertext: grant.queryCiphertext, iv: grant.queryIv },
+      { userId: grant.userId, grantId: grant.id },
+    );
+  }
+  return grant.operation.query;
+}
+
+function grantView(grant: GrantWithCreator, query: string | undefined, now: Date): GrantView {
   return {
     id: grant.id,
-    operation: operationView(grant.operation),
+    operation: operationView(grant.operation, query),
     label: grant.label,
     expiresAt: grant.expiresAt.toISOString(),
     maxUses: grant.maxUses,
@@ -417,14 +462,17 @@ function grantView(grant: GrantWithCreator, now: Date): GrantView {
   };
 }
 
-function operationView(operation: GrantOperation): GrantOperationView {
+function operationView(operation: GrantOperation, query: string | undefined): GrantOperationView {
+  if (operation.type === "search" && query === undefined) {
+    throw new Error("a search grant without a query");
+  }
   const confinement =
     operation.namespacePrefix === undefined ? {} : { namespacePrefix: operation.namespacePrefix };
   return operation.type === "read_memories"
     ? { type: "read_memories", memoryIds: [...operation.memoryIds], ...confinement }
     : {
         type: "search",
-        query: operation.query,
+        query: query as string,
         ...(operation.limit === undefined ? {} : { limit: operation.limit }),
         ...confinement,
       };

@@ -13,6 +13,7 @@ import {
   type GrantOperation,
 } from "../schema/capability-grants.js";
 import { type GrantAuditRow, type GrantOutcome, grantAudit } from "../schema/grant-audit.js";
+import { users } from "../schema/users.js";
 import {
   decodeNumberCursor,
   decodeTimeCursor,
@@ -25,12 +26,24 @@ import {
 } from "./_pagination.js";
 import { likePrefix, timestamptz } from "./_sql.js";
 
+/** A sealed grant query: the two columns `query_ciphertext` and `query_iv`. */
+export interface SealedGrantQuery {
+  /** version(1) ‖ AES-256-GCM ciphertext ‖ tag(16). */
+  readonly ciphertext: Uint8Array;
+  /** 12 bytes. */
+  readonly iv: Uint8Array;
+}
+
 /** Input of {@link insertGrant}. */
 export interface NewGrant {
+  /** The grant id; default a random UUID made by PostgreSQL. A sealed query is bound to it. */
+  readonly id?: string;
   readonly userId: string;
   /** SHA-256 of the bearer token. */
   readonly tokenHash: Uint8Array;
   readonly operation: GrantOperation;
+  /** A `search` grant's query sealed under the owner's data key (docs/protocol.md §8.1 "Creation"). */
+  readonly query?: SealedGrantQuery | null;
   readonly label?: string | null;
   /** The API key that created the grant; null for a wallet session. */
   readonly createdByKeyId?: string | null;
@@ -52,9 +65,12 @@ export async function insertGrant(db: Executor, input: NewGrant): Promise<Capabi
   const rows = await db
     .insert(capabilityGrants)
     .values({
+      ...(input.id === undefined ? {} : { id: input.id }),
       userId: input.userId,
       tokenHash: input.tokenHash,
       operation: input.operation,
+      queryCiphertext: input.query?.ciphertext ?? null,
+      queryIv: input.query?.iv ?? null,
       label: input.label ?? null,
       createdByKeyId: input.createdByKeyId ?? null,
       maxUses: input.maxUses,
@@ -234,6 +250,77 @@ export async function useGrant(db: Executor, tokenHash: Uint8Array, now: Date): 
     return { outcome: "expired", grant };
   }
   return { outcome: "exhausted", grant };
+}
+
+/** A grant whose `search` query is still stored in clear, with its owner's wrapped data key. */
+export interface ClearGrantQuery {
+  readonly id: string;
+  readonly userId: string;
+  readonly query: string;
+  readonly wrappedDataKey: Uint8Array;
+}
+
+/**
+ * Service-wide maintenance (core-api's start-up re-encryption, docs/protocol.md §8.1 "Creation"):
+ * up to `limit` grants whose stored operation still holds its query text in clear, by id, those
+ * with an id above `after` when given (keyset paging).
+ * @throws RangeError when `limit` is not a positive integer.
+ */
+export async function listClearGrantQueries(
+  db: Executor,
+  limit: number,
+  after: string | null = null,
+): Promise<ClearGrantQuery[]> {
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new RangeError(`limit must be a positive integer, got ${limit}`);
+  }
+  return db
+    .select({
+      id: capabilityGrants.id,
+      userId: capabilityGrants.userId,
+      query: sql<string>`${capabilityGrants.operation}->>'query'`,
+      wrappedDataKey: users.wrappedDataKey,
+    })
+    .from(capabilityGrants)
+    .innerJoin(users, eq(users.id, capabilityGrants.userId))
+    .where(
+      and(
+        sql`${capabilityGrants.operation} ? 'query'`,
+        after === null ? undefined : gt(capabilityGrants.id, after),
+      ),
+    )
+    .orderBy(capabilityGrants.id)
+    .limit(limit);
+}
+
+/**
+ * Service-wide maintenance: replaces the clear query of grant `id` (owned by `userId`) by its
+ * sealed form and removes it from the stored operation, in one conditional statement: only while
+ * the row still holds exactly `query` in clear, so two processes re-encrypting at once write it
+ * once and a second run changes nothing.
+ * @returns true when this call sealed the row; false when it was sealed already (or is gone).
+ */
+export async function sealClearGrantQuery(
+  db: Executor,
+  grant: { readonly id: string; readonly userId: string; readonly query: string },
+  sealed: SealedGrantQuery,
+): Promise<boolean> {
+  const rows = await db
+    .update(capabilityGrants)
+    .set({
+      queryCiphertext: sealed.ciphertext,
+      queryIv: sealed.iv,
+      operation: sql`${capabilityGrants.operation} - 'query'`,
+    })
+    .where(
+      and(
+        eq(capabilityGrants.id, grant.id),
+        eq(capabilityGrants.userId, grant.userId),
+        sql`${capabilityGrants.operation}->>'query' = ${grant.query}`,
+      ),
+    )
+    .returning({ id: capabilityGrants.id });
+  return rows.length === 1;
 }
 
 /** Input of {@link insertGrantAudit}. */

@@ -10,10 +10,15 @@ import { bytea, generatedId, timestampMs } from "./_columns.js";
 import { apiKeys } from "./api-keys.js";
 import { users } from "./users.js";
 
-/** The operation a grant allows (docs/protocol.md §8). */
+/**
+ * The operation a grant allows, as stored (docs/protocol.md §8). A `search` grant's query text is
+ * not in it: it is sealed in `queryCiphertext`/`queryIv` (docs/protocol.md §8.1 "Creation").
+ * `query` is present only in rows written before queries were sealed, until core-api's start-up
+ * re-encryption removes it.
+ */
 export type GrantOperation = (
   | { readonly type: "read_memories"; readonly memoryIds: readonly string[] }
-  | { readonly type: "search"; readonly query: string; readonly limit?: number }
+  | { readonly type: "search"; readonly query?: string; readonly limit?: number }
 ) & {
   /** Set when a namespace-confined API key created the grant: it reaches only that prefix. */
   readonly namespacePrefix?: string;
@@ -35,6 +40,10 @@ export const capabilityGrants = pgTable(
     tokenHash: bytea().notNull().unique("capability_grants_token_hash_unique"),
     operation: jsonb().$type<GrantOperation>().notNull(),
     label: text(),
+    /** A `search` grant's sealed query: version(1) ‖ AES-256-GCM ciphertext ‖ tag(16). */
+    queryCiphertext: bytea(),
+    /** The 12-byte IV of `queryCiphertext`. */
+    queryIv: bytea(),
     createdByKeyId: text().references(() => apiKeys.id),
     maxUses: integer().notNull(),
     uses: integer().notNull().default(0),
@@ -49,6 +58,10 @@ export const capabilityGrants = pgTable(
       .where(sql`${t.createdByKeyId} is not null`),
     check("capability_grants_uses_check", sql`${t.uses} >= 0 and ${t.uses} <= ${t.maxUses}`),
     check("capability_grants_max_uses_check", sql`${t.maxUses} >= 1`),
+    check(
+      "capability_grants_query_sealed_check",
+      sql`(${t.queryCiphertext} is null) = (${t.queryIv} is null)`,
+    ),
   ],
 );
 
