@@ -3,16 +3,17 @@
  * "Creation"), over real HTTP on PostgreSQL: no clear text in the row, the grant still works through
  * its capability URL and lists its query, a sealed query moved to another grant does not open, and
  * the start-up task that seals rows written in clear is complete, idempotent and safe when two
- * runs race.
+ * runs race; a master-key rotation (re-wrapping data keys only) leaves sealed queries readable.
  */
 
+import { randomBytes } from "node:crypto";
 import { getGrant, getUserById } from "@verifiable-memory/db-schema";
 import { DecryptionError } from "@verifiable-memory/envelope-crypto";
-import { DataKeys } from "@verifiable-memory/memory";
+import { DataKeys, rotateDataKeys } from "@verifiable-memory/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealClearGrantQueries } from "../src/services/grant-queries.js";
 import { grantQuery } from "../src/services/grants.js";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import { call, newUser, startTestApp, TEST_ENV, type TestApp, type TestUser } from "./helpers.js";
 
 let t: TestApp;
 let user: TestUser;
@@ -161,5 +162,36 @@ describe("sealed grant queries", () => {
     }
     const dataKey = dataKeys.of({ userId: owner.id, wrappedDataKey: owner.wrappedDataKey });
     expect(grantQuery(dataKey, one)).toMatch(/^clear query \d+$/);
+  });
+
+  it("still answers after a master-key rotation, with the old master key gone", async () => {
+    const grant = await createSearchGrant();
+    const sealedBefore = (await rawRow(grant.id)).ct;
+    const NEW = randomBytes(32).toString("base64");
+    const during = await startTestApp({
+      shareDatabaseOf: t,
+      env: {
+        MASTER_ENCRYPTION_KEY: NEW,
+        MASTER_ENCRYPTION_KEYS_PREVIOUS: TEST_ENV.MASTER_ENCRYPTION_KEY,
+      },
+    });
+    try {
+      const result = await rotateDataKeys(during.db, during.config.masterKeys);
+      expect(result.rewrapped).toBeGreaterThanOrEqual(1);
+    } finally {
+      await during.close();
+    }
+    const after = await startTestApp({ shareDatabaseOf: t, env: { MASTER_ENCRYPTION_KEY: NEW } });
+    try {
+      const res = await call<{ operation: Record<string, unknown>; memories: { id: string }[] }>(
+        `${after.url}/agent-cases/${grant.token}`,
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.operation).toMatchObject({ type: "search", query: QUERY });
+      expect(res.body.memories.map((m) => m.id)).toEqual([memoryId]);
+      expect((await rawRow(grant.id)).ct).toEqual(sealedBefore);
+    } finally {
+      await after.close();
+    }
   });
 });
