@@ -24,8 +24,8 @@ import {
 } from "../schema/checkpoint-log.js";
 import { bytesOf, rawQuery } from "./_prepared.js";
 
-/** The advisory lock key of the checkpoint-log appender ("ckptlog" in ASCII). */
-const APPEND_LOCK = 0x636b70746c6f67;
+/** The advisory lock key of the checkpoint-log appender ("ckplog" in ASCII: six bytes, an exact JavaScript integer). */
+const APPEND_LOCK = 0x636b_706c_6f67;
 
 /** An anchored user checkpoint not yet in the checkpoint log. */
 export interface UnloggedCheckpoint {
