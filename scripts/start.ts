@@ -14,6 +14,10 @@
  * 3. CHAIN_RPC_URL unset → the local chain (litesvm + our program) on LOCAL_CHAIN_PORT; the local
  *    authority is funded there by airdrop.
  * 4. core-api, extension-api and anchor-service; prints the URLs.
+ * Every child runs under the supervisor of @verifiable-memory/runtime (docs/operations.md
+ * "Restarts under pnpm start"): one that exits unexpectedly is restarted after a backoff (250 ms
+ * doubling to 8 s), PostgreSQL before the chain before the apps, which stay up and reconnect when
+ * only PostgreSQL died; a sixth restart of one child within 60 s stops everything with exit 1.
  * Ctrl-C / SIGTERM (or SIGHUP) stops the apps (each drains in-flight work), then the chain, then
  * PostgreSQL, and exits 0.
  * @module
@@ -26,11 +30,22 @@ import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
 import { handleShutdownSignals } from "@verifiable-memory/db-schema";
 import { requestAirdrop } from "@verifiable-memory/local-chain";
+import {
+  describeSupervisorEvent,
+  type SupervisedChild,
+  Supervisor,
+} from "@verifiable-memory/runtime";
 import bs58 from "bs58";
 import { bundlePath, ensureBuilt, targetNamed } from "./lib/build.js";
 import { authorityKeypairProblem, ensureLocalEnv, ensureLogKey } from "./lib/first-run.js";
 import type { PostgresHostMessage } from "./lib/postgres-host.js";
-import { type AppProcess, startApp, stopApp, waitHealthy } from "./lib/processes.js";
+import {
+  type AppProcess,
+  type StartOptions,
+  startApp,
+  stopApp,
+  waitHealthy,
+} from "./lib/processes.js";
 
 const LAMPORTS_PER_SOL = 1_000_000_000;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -65,9 +80,16 @@ if (authoritySetting && env.AUTHORITY_KEYPAIR_PATH) {
   }
 }
 
-const services: AppProcess[] = [];
-let chainApp: AppProcess | null = null;
-let postgresHost: AppProcess | null = null;
+const supervisor = new Supervisor({
+  onEvent: (event) => {
+    const line = `[start] ${describeSupervisorEvent(event)}`;
+    if (event.type === "restarted") {
+      console.log(line);
+    } else {
+      console.error(line);
+    }
+  },
+});
 let stopping = false;
 
 async function shutdown(code: number): Promise<never> {
@@ -76,32 +98,40 @@ async function shutdown(code: number): Promise<never> {
   }
   stopping = true;
   console.log("[start] stopping…");
-  await Promise.all(services.map((app) => stopApp(app)));
-  if (chainApp) {
-    await stopApp(chainApp);
-  }
-  if (postgresHost) {
-    await stopApp(postgresHost);
-  }
+  await supervisor.stop();
   console.log("[start] stopped");
   process.exit(code);
 }
 
 // shutdown() handles SIGINT/SIGTERM/SIGHUP: the apps drain first, then the chain, then PostgreSQL.
 handleShutdownSignals(() => void shutdown(0));
+void supervisor.gaveUp.then(() => shutdown(1));
 
 /** The bundle of the build target named `name` (made current by ensureBuilt below). */
 function built(name: string): string {
   return bundlePath(targetNamed(name), root);
 }
 
-function watch(app: AppProcess): void {
-  void app.exited.then((code) => {
-    if (!stopping) {
-      console.error(`[start] ${app.name} exited unexpectedly (${code}); stopping everything`);
-      void shutdown(1);
-    }
-  });
+/**
+ * A child of `pnpm start` under the supervisor: each instance runs the bundle of the build target
+ * `target` (default `name`), is logged with its pid, is ready once `ready(app)` resolves, and is
+ * stopped with stopApp.
+ */
+function child(
+  name: string,
+  tier: number,
+  ready: (app: AppProcess) => Promise<void>,
+  options: StartOptions & { target?: string } = {},
+): SupervisedChild {
+  return {
+    name,
+    tier,
+    start: () => {
+      const app = startApp(name, built(options.target ?? name), env, root, options);
+      console.log(`[start] started ${name} (pid ${app.child.pid})`);
+      return { exited: app.exited, ready: ready(app), stop: () => stopApp(app) };
+    },
+  };
 }
 
 try {
@@ -112,39 +142,55 @@ try {
   }
 
   if (!env.DATABASE_URL) {
-    postgresHost = startApp("postgres", built("postgres-host"), env, root, {
-      args: [dataDir],
-      ownGroup: true,
-    });
-    watch(postgresHost);
-    const hosted = await hostedPostgres(postgresHost);
-    env.DATABASE_URL = hosted.url;
-    console.log(`[start] embedded PostgreSQL in ${dataDir}/postgres on port ${hosted.port}`);
+    // Restarts must come back on the same port: the apps keep the URL and reconnect to it.
+    let firstPort: number | null = null;
+    await supervisor.add(
+      child(
+        "postgres",
+        0,
+        async (host) => {
+          const hosted = await hostedPostgres(host);
+          if (firstPort !== null && hosted.port !== firstPort) {
+            throw new Error(`PostgreSQL came back on port ${hosted.port}, not ${firstPort}`);
+          }
+          if (firstPort === null) {
+            firstPort = hosted.port;
+            env.DATABASE_URL = hosted.url;
+            console.log(
+              `[start] embedded PostgreSQL in ${dataDir}/postgres on port ${hosted.port}`,
+            );
+          }
+        },
+        { target: "postgres-host", args: [dataDir], ownGroup: true },
+      ),
+    );
   }
 
   if (!env.CHAIN_RPC_URL) {
-    const port = Number(env.LOCAL_CHAIN_PORT ?? 8899);
-    chainApp = startApp("local-chain", built("local-chain"), env, root);
-    watch(chainApp);
-    const url = `http://127.0.0.1:${port}`;
-    await waitHealthy(chainApp, `${url}/healthz`);
+    const url = `http://127.0.0.1:${Number(env.LOCAL_CHAIN_PORT ?? 8899)}`;
+    await supervisor.add(
+      child("local-chain", 1, async (chain) => {
+        await waitHealthy(chain, `${url}/healthz`);
+        await fundAuthority(url, env.AUTHORITY_KEYPAIR_PATH);
+      }),
+    );
     env.CHAIN_RPC_URL = url;
-    await fundAuthority(url, env.AUTHORITY_KEYPAIR_PATH);
   }
 
-  const core = startApp("core-api", built("core-api"), env, root);
-  const extension = startApp("extension-api", built("extension-api"), env, root);
-  const anchor = startApp("anchor-service", built("anchor-service"), env, root);
-  services.push(core, extension, anchor);
-  watch(core);
-  watch(extension);
-  watch(anchor);
   const corePort = Number(env.PORT ?? 8787);
   const extensionPort = Number(env.EXTENSION_PORT ?? 8788);
   const anchorPort = Number(env.ANCHOR_PORT ?? 8789);
-  await waitHealthy(core, `http://127.0.0.1:${corePort}/healthz`);
-  await waitHealthy(extension, `http://127.0.0.1:${extensionPort}/healthz`);
-  await waitHealthy(anchor, `http://127.0.0.1:${anchorPort}/healthz`);
+  await Promise.all(
+    (
+      [
+        ["core-api", corePort],
+        ["extension-api", extensionPort],
+        ["anchor-service", anchorPort],
+      ] as const
+    ).map(([name, port]) =>
+      supervisor.add(child(name, 2, (app) => waitHealthy(app, `http://127.0.0.1:${port}/healthz`))),
+    ),
+  );
 
   console.log("");
   console.log(`[start] core API        http://localhost:${corePort}  (reference: /docs)`);
@@ -165,10 +211,10 @@ try {
  */
 async function hostedPostgres(host: AppProcess): Promise<{ url: string; port: number }> {
   const reported = once(host.child, "message").then(([message]) => message as PostgresHostMessage);
-  const exited = host.exited.then((code) => {
-    throw new Error(`the embedded PostgreSQL host exited (${code}) before it was ready`);
-  });
-  const message = await Promise.race([reported, exited]);
+  const message = await Promise.race([reported, host.exited]);
+  if (typeof message !== "object") {
+    throw new Error(`the embedded PostgreSQL host exited (${message}) before it was ready`);
+  }
   if ("error" in message) {
     throw new Error(`embedded PostgreSQL: ${message.error}`);
   }

@@ -4,7 +4,9 @@
  * shutdown that would cut the apps' requests in flight. Here it only stops when `pnpm start`
  * says so (SIGTERM, after the apps have drained) or when `pnpm start` is gone (its IPC channel
  * closes), so it never outlives the launcher. If the server dies on its own (killed, crashed), the
- * host exits 1 with a message naming it, and `pnpm start` stops the whole service.
+ * host exits 1 with a message naming it, and `pnpm start`'s supervisor starts a new host: same
+ * DATA_DIR, same port (the one recorded in DATA_DIR/postgres.json, free again once the server is
+ * gone), crash recovery by PostgreSQL itself; the apps keep their connection URL and reconnect.
  * Run by scripts/start.ts as `node scripts/dist/postgres-host.js <DATA_DIR>` (its bundle, built by
  * scripts/lib/build.ts; `node --import tsx scripts/lib/postgres-host.ts` runs the source) with an
  * IPC channel; sends `{ url, port }` once the server is up, or `{ error }`.
@@ -45,7 +47,7 @@ try {
   process.on("disconnect", () => void stop(embedded));
   embedded.onUnexpectedExit(({ code, signal }) => {
     console.error(
-      `[postgres] the embedded PostgreSQL in ${dataDir}/postgres exited unexpectedly (${signal ?? `code ${code}`}); the service cannot run without it`,
+      `[postgres] the embedded PostgreSQL in ${dataDir}/postgres exited unexpectedly (${signal ?? `code ${code}`})`,
     );
     process.exit(1);
   });

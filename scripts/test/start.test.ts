@@ -5,16 +5,14 @@
  * anchored, write once more, SIGTERM (exit 0, everything stopped), start again, read every memory
  * back, check that the log only grew (RFC 9162 consistency proof) and that every proof verifies
  * with `@verifiable-memory/verifier` against the chain, write after the restart and see it anchored, SIGTERM.
+ * Ctrl-C stops it cleanly; a SIGKILL of the embedded PostgreSQL restarts PostgreSQL alone (same
+ * port) while the apps stay up and reconnect (`/readyz` 503, then 200). Helpers: start-harness.ts.
  * Nothing is written to the repository: `ENV_FILE` points `start.ts` at the temporary directory.
  * @module
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { PublicKey } from "@solana/web3.js";
 import {
   decodeCheckpointLog,
@@ -26,47 +24,26 @@ import { verifyBundle } from "@verifiable-memory/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSolanaKeypairFile } from "../lib/first-run.js";
 import { loadWallet } from "../lib/wallet.js";
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
-/** Configuration the launcher must not inherit from the machine running the tests. */
-const INHERITED_CONFIG = [
-  "DATABASE_URL",
-  "CHAIN_RPC_URL",
-  "DATA_DIR",
-  "JWT_SECRET",
-  "MASTER_ENCRYPTION_KEY",
-  "SIWS_DOMAIN",
-  "SIWS_URI",
-  "SIWS_CHAIN_ID",
-  "SERVICE_NAME",
-  "PUBLIC_BASE_URL",
-  "CORS_ORIGINS",
-  "EXTENSION_ALLOWED_ORIGINS",
-  "EXTENSION_PUBLIC_URL",
-  "EXTENSION_TOKEN_TTL_S",
-  "SERVICE_PROGRAM_ID",
-  "AUTHORITY_KEYPAIR_PATH",
-  "LOG_ORIGIN",
-  "LOG_SIGNING_KEY_PATH",
-  "LOG_SIGNING_KEYS_PREVIOUS",
-  "SEAL_MAX_PENDING",
-  "NODE_OPTIONS",
-];
-
-/** A running `scripts/start.ts`. */
-interface Launcher {
-  readonly child: ChildProcess;
-  readonly output: string[];
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-interface Ports {
-  readonly core: number;
-  readonly anchor: number;
-  readonly extension: number;
-  readonly chain: number;
-}
+import {
+  api,
+  cleanUpLaunchers,
+  killGroup,
+  type Launcher,
+  launch,
+  listenOn,
+  pidOf,
+  ports,
+  postmaster,
+  prepareLaunchers,
+  root,
+  signIn,
+  sleep,
+  tail,
+  terminate,
+  waitFor,
+  waitReady,
+  work,
+} from "./start-harness.js";
 
 interface Log {
   treeSize: number;
@@ -82,171 +59,8 @@ interface Written {
   leafHash: string;
 }
 
-let work: string;
-let ports: Ports;
-const launchers: Launcher[] = [];
 const rootHadEnv = existsSync(join(root, ".env"));
 const rootHadData = existsSync(join(root, ".data"));
-
-/** Asks the kernel for a free TCP port on 127.0.0.1 (0 when `port` is taken). */
-function listenOn(port: number): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.once("error", () => done(0));
-    server.listen(port, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => done(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
-/** Distinct free ports; the chain's port is followed by a free one (its WebSocket). */
-async function freePorts(): Promise<Ports> {
-  const taken = new Set<number>();
-  const one = async (): Promise<number> => {
-    for (;;) {
-      const port = await listenOn(0);
-      if (port !== 0 && !taken.has(port)) {
-        taken.add(port);
-        return port;
-      }
-    }
-  };
-  let chain = 0;
-  while (chain === 0) {
-    const candidate = await one();
-    if (candidate < 65_535 && !taken.has(candidate + 1) && (await listenOn(candidate + 1)) !== 0) {
-      taken.add(candidate + 1);
-      chain = candidate;
-    }
-  }
-  return { chain, core: await one(), anchor: await one(), extension: await one() };
-}
-
-/** The launcher's environment: the machine's, minus its service configuration, plus ours. */
-function launcherEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of INHERITED_CONFIG) {
-    delete env[name];
-  }
-  return {
-    ...env,
-    ENV_FILE: join(work, ".env"),
-    PORT: String(ports.core),
-    ANCHOR_PORT: String(ports.anchor),
-    EXTENSION_PORT: String(ports.extension),
-    LOCAL_CHAIN_PORT: String(ports.chain),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${ports.core}`,
-    ANCHOR_INTERVAL_MS: "500",
-    SEAL_MAX_AGE_MS: "500",
-  };
-}
-
-/**
- * Runs `node --import tsx scripts/start.ts` (or, `viaPnpm`, the README's `pnpm start`) in its own
- * process group.
- */
-function launch(viaPnpm = false): Launcher {
-  const [command, args] = viaPnpm
-    ? ["pnpm", ["start"]]
-    : [process.execPath, ["--import", "tsx", "scripts/start.ts"]];
-  const child = spawn(command, args, {
-    cwd: root,
-    env: launcherEnv(),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  const output: string[] = [];
-  for (const stream of [child.stdout, child.stderr]) {
-    let rest = "";
-    stream?.setEncoding("utf8");
-    stream?.on("data", (chunk: string) => {
-      const lines = (rest + chunk).split("\n");
-      rest = lines.pop() ?? "";
-      output.push(...lines);
-    });
-  }
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
-    child.once("exit", (code, signal) => done({ code, signal }));
-  });
-  const launcher = { child, output, exited };
-  launchers.push(launcher);
-  return launcher;
-}
-
-function tail(launcher: Launcher, lines = 60): string {
-  return launcher.output.slice(-lines).join("\n");
-}
-
-function running(launcher: Launcher): boolean {
-  return launcher.child.exitCode === null && launcher.child.signalCode === null;
-}
-
-/** Waits for the launcher's "ready" line, then checks both health endpoints. */
-async function waitReady(launcher: Launcher, timeoutMs = 150_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!launcher.output.some((line) => line.includes("[start] Ctrl-C stops everything"))) {
-    if (!running(launcher)) {
-      throw new Error(`start.ts exited before it was ready:\n${tail(launcher)}`);
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`start.ts not ready within ${timeoutMs} ms:\n${tail(launcher)}`);
-    }
-    await sleep(250);
-  }
-  expect((await fetch(`http://127.0.0.1:${ports.core}/healthz`)).status).toBe(200);
-  expect((await fetch(`http://127.0.0.1:${ports.extension}/readyz`)).status).toBe(200);
-  expect((await fetch(`http://127.0.0.1:${ports.anchor}/healthz`)).status).toBe(200);
-}
-
-/** SIGTERM; resolves with how the launcher exited (SIGKILL to its group after `graceMs`). */
-async function terminate(launcher: Launcher, graceMs = 60_000) {
-  if (!running(launcher)) {
-    return launcher.exited;
-  }
-  launcher.child.kill("SIGTERM");
-  const timer = setTimeout(() => killGroup(launcher), graceMs);
-  const outcome = await launcher.exited;
-  clearTimeout(timer);
-  return outcome;
-}
-
-/** SIGKILL to the launcher's whole process group (apps, chain and PostgreSQL included). */
-function killGroup(launcher: Launcher): void {
-  const pid = launcher.child.pid;
-  if (pid === undefined) {
-    return;
-  }
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // the group is gone already
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
-}
-
-/** Calls the core API; throws with the body unless the status is `expected`. */
-async function api<T>(
-  path: string,
-  init: { method?: string; bearer?: string; body?: unknown; expected?: number } = {},
-): Promise<T> {
-  const res = await fetch(`http://127.0.0.1:${ports.core}${path}`, {
-    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-    headers: {
-      ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}),
-      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const text = await res.text();
-  if (res.status !== (init.expected ?? 200)) {
-    throw new Error(`${init.method ?? "GET"} ${path} → ${res.status} ${text}`);
-  }
-  return (text ? JSON.parse(text) : undefined) as T;
-}
 
 async function write(bearer: string, content: string, metadata: Record<string, unknown>) {
   const created = await api<{ id: string; leafIndex: number; leafHash: string }>("/memories", {
@@ -285,24 +99,9 @@ async function waitAnchored(
   }
 }
 
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), "svc-start-test-"));
-  // The embedded PostgreSQL runs as the unprivileged `postgres` user when we are root.
-  await chmod(work, 0o755);
-  ports = await freePorts();
-});
+beforeAll(prepareLaunchers);
 
-afterAll(async () => {
-  for (const launcher of launchers) {
-    if (running(launcher)) {
-      await terminate(launcher, 30_000);
-    }
-    killGroup(launcher);
-  }
-  if (work) {
-    await rm(work, { recursive: true, force: true });
-  }
-}, 120_000);
+afterAll(cleanUpLaunchers, 120_000);
 
 describe("pnpm start (scripts/start.ts)", () => {
   it("resumes after SIGTERM: no acknowledged write is lost and every proof verifies against the chain", async () => {
@@ -538,19 +337,75 @@ describe("pnpm start (scripts/start.ts)", () => {
     }
   });
 
-  it("stops the whole service with a clear message when the embedded PostgreSQL dies", async () => {
+  it("restarts PostgreSQL and the apps reconnect: /readyz 503 then 200, no app restarted", async () => {
     const launcher = launch();
     await waitReady(launcher);
-    const pidFile = join(work, ".data", "postgres", "postmaster.pid");
-    const postmaster = Number((await readFile(pidFile, "utf8")).split("\n")[0]);
-    process.kill(postmaster, "SIGKILL");
-    const timer = setTimeout(() => killGroup(launcher), 60_000);
-    const outcome = await launcher.exited;
-    clearTimeout(timer);
-    expect(outcome, tail(launcher)).toEqual({ code: 1, signal: null });
+    const { key } = await signIn();
+    const before = await write(key, "Written before PostgreSQL is killed.", { phase: "before" });
+    const apps = ["core-api", "extension-api", "anchor-service"];
+    const pids = apps.map((app) => pidOf(launcher, app));
+    const killed = await postmaster();
+
+    // Readiness of both APIs, polled from before the kill until both are ready again.
+    const seen: Record<string, number[]> = { core: [], extension: [] };
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        for (const [name, port] of [
+          ["core", ports.core],
+          ["extension", ports.extension],
+        ] as const) {
+          const status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+            (res) => res.status,
+            () => 0,
+          );
+          if (seen[name]?.at(-1) !== status) {
+            seen[name]?.push(status);
+          }
+        }
+        await sleep(20);
+      }
+    })();
+    await waitFor(
+      launcher,
+      "both APIs polled ready",
+      () => seen.core?.[0] === 200 && seen.extension?.[0] === 200,
+    );
+    process.kill(killed.pid, "SIGKILL");
+    await waitFor(launcher, "postgres restarted", () =>
+      launcher.output.includes("[start] postgres restarted"),
+    );
+    await waitFor(
+      launcher,
+      "both APIs ready again",
+      () => seen.core?.at(-1) === 200 && seen.extension?.at(-1) === 200,
+    );
+    polling = false;
+    await poll;
+    expect(seen.core).toEqual([200, 503, 200]);
+    expect(seen.extension).toEqual([200, 503, 200]);
+
     const output = launcher.output.join("\n");
     expect(output).toMatch(/embedded PostgreSQL in .* exited unexpectedly \(SIGKILL\)/);
-    expect(output).toContain("[start] postgres exited unexpectedly");
+    expect(output).toContain(
+      "[start] postgres exited unexpectedly (exit code 1); restart 1 in 250 ms",
+    );
+    // Same data directory and port, a new server; the apps were not restarted.
+    const restarted = await postmaster();
+    expect(restarted.port).toBe(killed.port);
+    expect(restarted.pid).not.toBe(killed.pid);
+    expect(apps.map((app) => pidOf(launcher, app))).toEqual(pids);
+    for (const app of apps) {
+      expect(output).not.toContain(`[start] ${app} exited`);
+    }
+    const after = await write(key, "Written after PostgreSQL came back.", { phase: "after" });
+    for (const memory of [before, after]) {
+      expect(
+        await api<{ content: string }>(`/memories/${memory.id}`, { bearer: key }),
+      ).toMatchObject({ content: memory.content });
+    }
+
+    expect(await terminate(launcher)).toEqual({ code: 0, signal: null });
     for (const port of [ports.core, ports.extension, ports.anchor, ports.chain]) {
       expect(await listenOn(port)).toBe(port);
     }
