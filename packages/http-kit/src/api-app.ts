@@ -15,12 +15,13 @@ import { errorBody } from "./errors.js";
 import { validationHook, withProtocolErrors } from "./openapi.js";
 import type { RateLimitEnv, RateLimits } from "./rate-limit.js";
 import { type RequestIdEnv, requestLog } from "./request-log.js";
+import { strictJsonBody } from "./strict-json.js";
 
 /**
  * A new app with, before any route: request ids and the access log (every response header is set
  * before the route runs: a header set on a finished response makes hono copy it into a new
  * Response that @hono/node-server then streams), `cors`, the 256 KiB body limit (or the route's
- * own in `bodyLimits`) and JSON-only bodies, and `c.var.rateLimits` (the app's one {@link RateLimits}, which its limited routes and
+ * own in `bodyLimits`), JSON-only bodies without duplicate keys or inexact metadata numbers, and `c.var.rateLimits` (the app's one {@link RateLimits}, which its limited routes and
  * authentication middleware charge: docs/protocol.md §12); a failed validation answers 400
  * `invalid_request` with the failing fields.
  */
@@ -42,6 +43,7 @@ export function createApiApp<E extends RequestIdEnv & NodeEnv & RateLimitEnv>(op
   app.use(options.cors);
   app.use(limitBody<E>(options.bodyLimits));
   app.use(requireJsonBody<E>());
+  app.use(strictJsonBody());
   app.use(async (c, next) => {
     c.set("rateLimits", options.rateLimits);
     await next();
