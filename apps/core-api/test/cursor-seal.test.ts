@@ -194,6 +194,8 @@ describe("sealed cursors", () => {
         issued.slice(0, -4),
         `${issued}AAAA`,
         "x".repeat(513),
+        "",
+        "a+b/c=",
       ];
       for (const cursor of refused) {
         expectCursorRefused(await page(cursor), label, cursor);

@@ -20,7 +20,7 @@ export {
   metadataProblem,
   orderedValueOf,
 } from "./metadata.js";
-export { QUERY_INTEGER_PATTERN, queryInteger } from "./query.js";
+export { CursorSchema, QUERY_INTEGER_PATTERN, queryInteger } from "./query.js";
 export {
   ContentSchema,
   CreateMemoriesBodySchema,

@@ -29,3 +29,18 @@ export function queryInteger(min: number, max: number) {
     .transform(Number)
     .openapi({ type: "integer", minimum: min, maximum: max });
 }
+
+/**
+ * The `cursor` of a paginated list or search (docs/protocol.md §1.6 "Content limits and
+ * pagination"): a `nextCursor` the service answered, 1–512 characters of `[A-Za-z0-9_-]`. Its seal
+ * is checked by the route, against the service's key; this schema checks only its form.
+ */
+export const CursorSchema = z
+  .string()
+  .min(1)
+  .max(512)
+  .regex(/^[A-Za-z0-9_-]+$/, "must be a cursor the service answered")
+  .openapi({
+    description:
+      "the nextCursor of the previous page, to read the next one: opaque and sealed by the service, which answers 400 invalid_request to a cursor it did not issue (or issued under a JWT_SECRET since rotated)",
+  });

@@ -13,6 +13,7 @@ import {
   MetadataFilterSchema,
   MetadataSchema,
 } from "./metadata.js";
+import { CursorSchema } from "./query.js";
 
 /** Memory content: 1 to 32 768 UTF-8 bytes of well-formed Unicode. */
 export const ContentSchema = z
@@ -117,9 +118,7 @@ export const SearchFieldsSchema = z.strictObject({
   includeSuperseded: z.boolean().default(false).openapi({
     description: "also versions replaced by an update (default false: current versions only)",
   }),
-  cursor: z.string().min(1).max(512).optional().openapi({
-    description: "the nextCursor of the previous page, to read the next one",
-  }),
+  cursor: CursorSchema.optional(),
 });
 
 /** `POST /memories/search` body: a query, or a filter without one; every rank but recency needs a query. */

@@ -1281,6 +1281,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description the nextCursor of the previous page, to read the next one: opaque and sealed by the service, which answers 400 invalid_request to a cursor it did not issue (or issued under a JWT_SECRET since rotated) */
                 cursor?: string;
             };
             header?: never;
@@ -1539,6 +1540,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description the nextCursor of the previous page, to read the next one: opaque and sealed by the service, which answers 400 invalid_request to a cursor it did not issue (or issued under a JWT_SECRET since rotated) */
                 cursor?: string;
                 /** @description 1–128 characters of `[A-Za-z0-9._:/-]`, e.g. `agent:research/run:42` */
                 namespace?: string;
@@ -1878,7 +1880,7 @@ export interface operations {
                      * @default false
                      */
                     includeSuperseded?: boolean;
-                    /** @description the nextCursor of the previous page, to read the next one */
+                    /** @description the nextCursor of the previous page, to read the next one: opaque and sealed by the service, which answers 400 invalid_request to a cursor it did not issue (or issued under a JWT_SECRET since rotated) */
                     cursor?: string;
                 };
             };
@@ -2637,6 +2639,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description the nextCursor of the previous page, to read the next one: opaque and sealed by the service, which answers 400 invalid_request to a cursor it did not issue (or issued under a JWT_SECRET since rotated) */
                 cursor?: string;
             };
             header?: never;
@@ -2709,6 +2712,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description the nextCursor of the previous page, to read the next one: opaque and sealed by the service, which answers 400 invalid_request to a cursor it did not issue (or issued under a JWT_SECRET since rotated) */
                 cursor?: string;
                 /** @description only namespaces starting with this (leaves out the null namespace) */
                 prefix?: string;
@@ -3085,6 +3089,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description the nextCursor of the previous page, to read the next one: opaque and sealed by the service, which answers 400 invalid_request to a cursor it did not issue (or issued under a JWT_SECRET since rotated) */
                 cursor?: string;
             };
             header?: never;
@@ -3422,6 +3427,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description the nextCursor of the previous page, to read the next one: opaque and sealed by the service, which answers 400 invalid_request to a cursor it did not issue (or issued under a JWT_SECRET since rotated) */
                 cursor?: string;
             };
             header?: never;

@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { withoutNul } from "@verifiable-memory/http-kit";
 import { ContentSchema, MemoryWithProofSchema } from "@verifiable-memory/memory";
-import { queryInteger } from "@verifiable-memory/memory-schemas";
+import { CursorSchema, queryInteger } from "@verifiable-memory/memory-schemas";
 
 /**
  * `{grant}` of `/agent-cases/{grant}`: one path, two meanings by method — the grant's id for its
@@ -132,5 +132,5 @@ export const GrantUseSchema = z
 /** `?limit=&cursor=` of the paginated grant lists (docs/protocol.md §1). */
 export const PageQuerySchema = z.strictObject({
   limit: queryInteger(1, 200).default(50),
-  cursor: z.string().max(512).optional(),
+  cursor: CursorSchema.optional(),
 });

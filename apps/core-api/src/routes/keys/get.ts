@@ -11,7 +11,7 @@ import {
   rateLimitedResponse,
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
-import { queryInteger } from "@verifiable-memory/memory-schemas";
+import { CursorSchema, queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps } from "../../context.js";
 import { openRequestCursor, sealPageCursor } from "../../cursors.js";
 import { ApiError } from "../../errors.js";
@@ -35,7 +35,7 @@ export function registerGetKeys(app: App, deps: AppDeps): void {
     request: {
       query: z.strictObject({
         limit: queryInteger(1, 200).default(50),
-        cursor: z.string().max(512).optional(),
+        cursor: CursorSchema.optional(),
       }),
     },
     responses: {

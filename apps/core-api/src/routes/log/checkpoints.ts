@@ -11,7 +11,7 @@ import {
   rateLimitedResponse,
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
-import { queryInteger } from "@verifiable-memory/memory-schemas";
+import { CursorSchema, queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps, Services } from "../../context.js";
 import { openRequestCursor, sealPageCursor } from "../../cursors.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
@@ -49,7 +49,7 @@ export function registerGetLogCheckpoints(app: App, deps: AppDeps, services: Ser
     request: {
       query: z.strictObject({
         limit: queryInteger(1, 200).default(50),
-        cursor: z.string().max(512).optional(),
+        cursor: CursorSchema.optional(),
       }),
     },
     responses: {

@@ -10,7 +10,7 @@ import {
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
 import { MemorySchema, NamespaceSchema } from "@verifiable-memory/memory";
-import { queryInteger } from "@verifiable-memory/memory-schemas";
+import { CursorSchema, queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps, Services } from "../../context.js";
 import { openRequestCursor, sealPageCursor } from "../../cursors.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
@@ -33,7 +33,7 @@ export function registerListMemories(app: App, deps: AppDeps, services: Services
     request: {
       query: z.strictObject({
         limit: queryInteger(1, 200).default(50),
-        cursor: z.string().max(512).optional(),
+        cursor: CursorSchema.optional(),
         namespace: NamespaceSchema.optional(),
         namespacePrefix: NamespaceSchema.optional(),
         includeSuperseded: z

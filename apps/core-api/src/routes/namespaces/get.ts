@@ -11,7 +11,7 @@ import {
   unauthorizedResponse,
 } from "@verifiable-memory/http-kit";
 import { NamespaceSchema } from "@verifiable-memory/memory";
-import { queryInteger } from "@verifiable-memory/memory-schemas";
+import { CursorSchema, queryInteger } from "@verifiable-memory/memory-schemas";
 import type { App, AppDeps, Services } from "../../context.js";
 import { openRequestCursor, sealPageCursor } from "../../cursors.js";
 import { requireAuth, requireScopes } from "../../middleware/bearer.js";
@@ -45,7 +45,7 @@ export function registerGetNamespaces(app: App, deps: AppDeps, services: Service
     request: {
       query: z.strictObject({
         limit: queryInteger(1, 200).default(50),
-        cursor: z.string().max(512).optional(),
+        cursor: CursorSchema.optional(),
         prefix: NamespaceSchema.optional().openapi({
           description: "only namespaces starting with this (leaves out the null namespace)",
         }),
