@@ -14,7 +14,7 @@ export default defineConfig({
       "scripts/test/**/*.test.ts",
       "e2e/**/*.test.ts",
     ],
-    globalSetup: ["packages/db-schema/src/testing/global-setup.ts"],
+    globalSetup: ["packages/testkit/src/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

@@ -20,11 +20,11 @@ import {
   createDatabase,
   type Database,
   migrateDatabase,
-  startEmbeddedPostgres,
   upsertUserByPubkey,
 } from "@verifiable-memory/db-schema";
 import { requestAirdrop } from "@verifiable-memory/local-chain";
 import { hashLeaf } from "@verifiable-memory/merkle-log";
+import { startEmbeddedPostgres } from "@verifiable-memory/runtime";
 import bs58 from "bs58";
 // Relative imports: the root package does not depend on these workspace packages.
 import { runSweep } from "../apps/anchor-service/src/index.js";

@@ -29,9 +29,9 @@ import {
   type Database,
   type DatabaseHandle,
   migrateDatabase,
-  startEmbeddedPostgres,
 } from "@verifiable-memory/db-schema";
 import type { VectorIndexer } from "@verifiable-memory/memory";
+import { startEmbeddedPostgres } from "@verifiable-memory/runtime";
 import bs58 from "bs58";
 import { Hono } from "hono";
 import { median, percentile, printFigures } from "./lib.js";

@@ -27,7 +27,6 @@ import {
   createDatabase,
   deleteVectorsOfOtherModels,
   migrateDatabase,
-  resolveDatabaseUrl,
 } from "@verifiable-memory/db-schema";
 import {
   checkEmbeddingsEnv,
@@ -37,6 +36,7 @@ import {
 } from "@verifiable-memory/embeddings";
 import { MasterKeyring } from "@verifiable-memory/envelope-crypto";
 import { VectorIndexer } from "@verifiable-memory/memory";
+import { resolveDatabaseUrl } from "@verifiable-memory/runtime";
 import { z } from "zod";
 
 const USAGE = `pnpm reembed [options]: embeds every memory without a vector of the configured model.

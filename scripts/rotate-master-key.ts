@@ -26,13 +26,14 @@ import {
   parseConfig,
   previousMasterKeys,
 } from "@verifiable-memory/app-config";
-import { createDatabase, migrateDatabase, resolveDatabaseUrl } from "@verifiable-memory/db-schema";
+import { createDatabase, migrateDatabase } from "@verifiable-memory/db-schema";
 import { MasterKeyring } from "@verifiable-memory/envelope-crypto";
 import {
   MissingMasterKeyError,
   type RotationProgress,
   rotateDataKeys,
 } from "@verifiable-memory/memory";
+import { resolveDatabaseUrl } from "@verifiable-memory/runtime";
 import { Presets, SingleBar } from "cli-progress";
 import { z } from "zod";
 

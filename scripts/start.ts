@@ -28,10 +28,10 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
-import { handleShutdownSignals } from "@verifiable-memory/db-schema";
 import { requestAirdrop } from "@verifiable-memory/local-chain";
 import {
   describeSupervisorEvent,
+  handleShutdownSignals,
   type SupervisedChild,
   Supervisor,
 } from "@verifiable-memory/runtime";

@@ -16,10 +16,10 @@ import {
   getMemory,
   getTree,
   migrateDatabase,
-  resolveDatabaseUrl,
   upsertUserByPubkey,
 } from "../../packages/db-schema/src/index.js";
 import { hashLeaf, rootFromLeafHashes, toHex } from "../../packages/merkle-log/src/index.js";
+import { resolveDatabaseUrl } from "../../packages/runtime/src/index.js";
 
 const TIMEOUT_MS = 120_000;
 

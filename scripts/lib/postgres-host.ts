@@ -12,7 +12,7 @@
  * IPC channel; sends `{ url, port }` once the server is up, or `{ error }`.
  * @module
  */
-import { ensureEmbeddedPostgres, handleShutdownSignals } from "@verifiable-memory/db-schema";
+import { ensureEmbeddedPostgres, handleShutdownSignals } from "@verifiable-memory/runtime";
 
 /** What the host tells its parent. */
 export type PostgresHostMessage =

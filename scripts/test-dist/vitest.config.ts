@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     root: new URL("../..", import.meta.url).pathname,
     include: ["scripts/test-dist/**/*.test.ts"],
-    globalSetup: ["packages/db-schema/src/testing/global-setup.ts"],
+    globalSetup: ["packages/testkit/src/global-setup.ts"],
     testTimeout: 180_000,
     hookTimeout: 900_000,
     pool: "forks",

@@ -10,11 +10,12 @@
 import { serve } from "@hono/node-server";
 import { type LogKey, loadLogKey } from "@verifiable-memory/app-config";
 import { ChainClient, loadKeypairFile } from "@verifiable-memory/chain-commit";
-import { createDatabase, migrateDatabase, resolveDatabaseUrl } from "@verifiable-memory/db-schema";
+import { createDatabase, migrateDatabase } from "@verifiable-memory/db-schema";
 import {
   configErrorExit,
   createLogger,
   loadServiceConfig,
+  resolveDatabaseUrl,
   runService,
 } from "@verifiable-memory/runtime";
 import { createApp } from "./app.js";

@@ -1,7 +1,7 @@
 /**
  * `@verifiable-memory/db-schema`: the PostgreSQL data layer of the service (docs/protocol.md §4, §3 Authorization,
- * §1; docs/protocol.md §2–§11): the drizzle schema and its migrations, database handles (DATABASE_URL or
- * the embedded PostgreSQL), and the query functions. Every user-data query takes the userId and
+ * §1; docs/protocol.md §2–§11): the drizzle schema and its migrations, database handles, and the
+ * query functions (hosting the embedded PostgreSQL is @verifiable-memory/runtime's). Every user-data query takes the userId and
  * filters on it inside the SQL (docs/protocol.md §3 Authorization rule 1).
  * @module
  */
@@ -14,19 +14,6 @@ export {
   type Executor,
   type Transaction,
 } from "./client.js";
-export {
-  APP_DATABASE_NAME,
-  type EmbeddedDatabase,
-  type EmbeddedPostgresHandle,
-  type EmbeddedPostgresOptions,
-  type EnsureEmbeddedOptions,
-  ensureEmbeddedPostgres,
-  handleShutdownSignals,
-  type ResolvedDatabase,
-  resolveDatabaseUrl,
-  type ServerExit,
-  startEmbeddedPostgres,
-} from "./embedded.js";
 export {
   Counter,
   DatabaseDomainError,

@@ -187,16 +187,12 @@ const INFRASTRUCTURE = [
   "TreeCorruptError",
   "TreeSaveConflictError",
   "createDatabase",
-  "ensureEmbeddedPostgres",
   "eventHorizon",
   "eventHorizonSettled",
-  "handleShutdownSignals",
   "listenForEvents",
   "migrateDatabase",
   "namespaceUnder",
   "pendingMigrations",
-  "resolveDatabaseUrl",
-  "startEmbeddedPostgres",
 ];
 
 /** The model id of the vectors stored for each user. */

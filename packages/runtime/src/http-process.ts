@@ -10,14 +10,10 @@
  */
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
-import {
-  createDatabase,
-  type Database,
-  migrateDatabase,
-  resolveDatabaseUrl,
-} from "@verifiable-memory/db-schema";
+import { createDatabase, type Database, migrateDatabase } from "@verifiable-memory/db-schema";
 import { answerClientErrors, SERVER_OPTIONS, trackInFlight } from "@verifiable-memory/http-kit";
 import type { Logger } from "pino";
+import { resolveDatabaseUrl } from "./embedded.js";
 import type { ServiceContext } from "./shutdown.js";
 
 /** A fetch handler as @hono/node-server serves it (an app's `fetch`). */

@@ -7,6 +7,19 @@
  * @module
  */
 
+export {
+  APP_DATABASE_NAME,
+  type EmbeddedDatabase,
+  type EmbeddedPostgresHandle,
+  type EmbeddedPostgresOptions,
+  type EnsureEmbeddedOptions,
+  ensureEmbeddedPostgres,
+  handleShutdownSignals,
+  type ResolvedDatabase,
+  resolveDatabaseUrl,
+  type ServerExit,
+  startEmbeddedPostgres,
+} from "./embedded.js";
 export { type HttpServiceOptions, startHttpService } from "./http-process.js";
 export {
   createLogger,

