@@ -67,3 +67,4 @@ export {
   SERVER_OPTIONS,
 } from "./server-limits.js";
 export { BASE_STATUS, type SharedErrorCode } from "./status.js";
+export { checkStrictJson } from "./strict-json.js";
