@@ -4,19 +4,15 @@
  * together on one database, the next is 503 `challenges_exhausted` and nothing is stored; expired
  * challenges do not count. Real HTTP, real PostgreSQL, both APIs.
  */
+import { call, newWallet, REDIRECT_URI } from "@verifiable-memory/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  REDIRECT_URI,
-  startExtensionApp,
-  type TestExtensionApp,
-} from "../../extension-api/test/helpers.js";
-import { call, newWallet, startTestApp, type TestApp } from "./helpers.js";
+import { type CoreApp, type ExtensionApp, startCoreApi, startExtensionApi } from "../_apps.js";
 
-let core: TestApp;
-let extension: TestExtensionApp;
+let core: CoreApp;
+let extension: ExtensionApp;
 beforeAll(async () => {
-  core = await startTestApp({ env: { AUTH_CHALLENGE_MAX_OUTSTANDING: "4" } });
-  extension = await startExtensionApp({
+  core = await startCoreApi({ env: { AUTH_CHALLENGE_MAX_OUTSTANDING: "4" } });
+  extension = await startExtensionApi({
     databaseUrl: core.databaseUrl,
     clock: core.clock,
     env: { AUTH_CHALLENGE_MAX_OUTSTANDING: "4" },
