@@ -216,6 +216,10 @@ describe("HTTP conventions", () => {
       "GET /docs/init.js",
       "GET /console",
       "GET /console/*",
+      // The C2SP tlog-tiles static API, specified by that document and docs/protocol.md §13.5
+      // "The checkpoint log" (§1.9 lists it as outside the OpenAPI document).
+      "GET /tlog/checkpoint",
+      "GET /tlog/tile/*",
     ]);
     const registered = t.app.routes
       .filter((r) => r.method !== "ALL")
