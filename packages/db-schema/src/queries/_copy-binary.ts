@@ -7,8 +7,12 @@
  *
  * Our own code rather than pg-copy-streams-binary: that package targets pg's copy streams and
  * brings six dependencies; this is the part of the format we need, zero-copy.
+ * {@link streamCopyBinary} is what the query modules call: one `COPY … TO STDOUT (FORMAT
+ * binary)` statement, its rows decoded and visited as they arrive.
  * @module
  */
+import type { Executor } from "../client.js";
+import { clientOf } from "./_prepared.js";
 
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 /** Signature, flags, header extension length. */
@@ -99,4 +103,99 @@ export class CopyBinaryReader {
       throw new TypeError("binary COPY: the stream ended before its trailer");
     }
   }
+}
+
+/** A user id as this service makes them (randomUUID): safe to write into a COPY statement. */
+const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * `userId` checked to be a lower-case UUID, for writing into a COPY statement as a literal (COPY
+ * takes no bind parameters).
+ * @throws RangeError otherwise.
+ */
+export function copyUserId(userId: string): string {
+  if (!USER_ID.test(userId)) {
+    throw new RangeError(`user id must be a lower-case UUID, got ${JSON.stringify(userId)}`);
+  }
+  return userId;
+}
+
+/**
+ * A text as an SQL string literal for a COPY statement (standard_conforming_strings: only `'` is
+ * doubled).
+ * @throws RangeError when the text holds U+0000.
+ */
+export function copyLiteral(text: string): string {
+  if (text.includes("\u0000")) {
+    throw new RangeError("a COPY literal cannot hold U+0000");
+  }
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/**
+ * Field `index` of a binary COPY row, which must not be NULL.
+ * @throws TypeError naming `what` when it is NULL or missing.
+ */
+export function copyField(fields: readonly (Buffer | null)[], index: number, what: string): Buffer {
+  const field = fields[index];
+  if (field === null || field === undefined) {
+    throw new TypeError(`${what} row: column ${index} is missing`);
+  }
+  return field;
+}
+
+/**
+ * Runs `statement` (a `COPY (…) TO STDOUT (FORMAT binary)`) on `db`'s own connection and hands
+ * each row to `decode`, then its result to `visit`, as the rows arrive. Fields are views of the
+ * received bytes: copy what you keep. The stream is drained to its end whatever happens (a COPY
+ * stream left early stalls its connection); the first error of `decode`, `visit` or the reader
+ * is rethrown then.
+ * @param name the caller's name, for the error when `db` is a transaction.
+ * @returns the number of rows visited.
+ * @throws TypeError when `db` is a transaction (no postgres.js client of its own) or the stream
+ *   is malformed or cut short; the statement's PostgreSQL error; whatever `decode` or `visit`
+ *   threw.
+ */
+export async function streamCopyBinary<Row>(
+  db: Executor,
+  name: string,
+  statement: string,
+  decode: (fields: readonly (Buffer | null)[]) => Row,
+  visit: (row: Row) => void,
+): Promise<number> {
+  const client = clientOf(db);
+  if (!client) {
+    throw new TypeError(`${name} needs a database handle (not a transaction)`);
+  }
+  const reader = new CopyBinaryReader();
+  let visited = 0;
+  let failure: { error: unknown } | null = null;
+  const row = (fields: (Buffer | null)[]) => {
+    if (failure) {
+      return;
+    }
+    try {
+      visit(decode(fields));
+      visited++;
+    } catch (error) {
+      failure = { error };
+    }
+  };
+  const stream = await client.unsafe(statement).readable();
+  for await (const chunk of stream) {
+    if (!failure) {
+      try {
+        reader.push(chunk as Buffer, row);
+      } catch (error) {
+        failure = { error };
+      }
+    }
+  }
+  if (!failure) {
+    reader.end();
+  }
+  if (failure) {
+    throw (failure as { error: unknown }).error;
+  }
+  return visited;
 }

@@ -11,8 +11,7 @@ import type { Executor } from "../client.js";
 import { memories } from "../schema/memories.js";
 import { memoryVectors } from "../schema/memory-vectors.js";
 import { users } from "../schema/users.js";
-import { CopyBinaryReader } from "./_copy-binary.js";
-import { clientOf } from "./_prepared.js";
+import { copyField, copyLiteral, copyUserId, streamCopyBinary } from "./_copy-binary.js";
 
 /** A vector sealed by its caller, for {@link insertMemoryVectors}. */
 export interface SealedVector {
@@ -114,26 +113,6 @@ export async function listMemoryVectors(
     .orderBy(asc(memoryVectors.createdAt));
 }
 
-/** A user id as this service makes them (randomUUID): safe to write into a COPY statement. */
-const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** A text as an SQL string literal (standard_conforming_strings: only `'` is doubled). */
-function literal(text: string): string {
-  if (text.includes("\u0000")) {
-    throw new RangeError("a COPY literal cannot hold U+0000");
-  }
-  return `'${text.replaceAll("'", "''")}'`;
-}
-
-/** A non-null binary COPY field. */
-function fieldOf(fields: readonly (Buffer | null)[], index: number): Buffer {
-  const field = fields[index];
-  if (field === null || field === undefined) {
-    throw new TypeError(`memory vector row: column ${index} is missing`);
-  }
-  return field;
-}
-
 /**
  * {@link listMemoryVectors} for the recall cache's loads: the same rows in ONE binary COPY, each
  * handed to `visit` as it arrives (the ciphertexts as their bytes, not as hex text twice their
@@ -150,57 +129,28 @@ export async function streamMemoryVectors(
   since: Date | null,
   visit: (vector: StoredVector) => void,
 ): Promise<number> {
-  const client = clientOf(db);
-  if (!client) {
-    throw new TypeError("streamMemoryVectors needs a database handle (not a transaction)");
-  }
-  if (!USER_ID.test(userId)) {
-    throw new RangeError(`user id must be a lower-case UUID, got ${JSON.stringify(userId)}`);
-  }
   const after =
     since === null ? "" : ` and created_at >= to_timestamp(${since.getTime()}::float8 / 1000)`;
   const statement = `copy (select memory_id, leaf_index::int8, iv, ciphertext,
       (extract(epoch from created_at) * 1000)::int8
-    from memory_vectors where user_id = '${userId}' and model_id = ${literal(modelId)}${after}
+    from memory_vectors where user_id = '${copyUserId(userId)}'
+      and model_id = ${copyLiteral(modelId)}${after}
     order by created_at) to stdout (format binary)`;
-  const reader = new CopyBinaryReader();
-  let visited = 0;
-  let failure: { error: unknown } | null = null;
-  const row = (fields: (Buffer | null)[]) => {
-    if (failure) {
-      return;
-    }
-    try {
-      visit({
-        memoryId: fieldOf(fields, 0).toString("utf8"),
-        leafIndex: Number(fieldOf(fields, 1).readBigInt64BE(0)),
-        iv: fieldOf(fields, 2),
-        ciphertext: fieldOf(fields, 3),
-        createdAt: new Date(Number(fieldOf(fields, 4).readBigInt64BE(0))),
-      });
-      visited++;
-    } catch (error) {
-      failure = { error };
-    }
-  };
-  const stream = await client.unsafe(statement).readable();
-  // Drained to the end whatever happens: a COPY stream left early stalls its connection.
-  for await (const chunk of stream) {
-    if (!failure) {
-      try {
-        reader.push(chunk as Buffer, row);
-      } catch (error) {
-        failure = { error };
-      }
-    }
-  }
-  if (!failure) {
-    reader.end();
-  }
-  if (failure) {
-    throw (failure as { error: unknown }).error;
-  }
-  return visited;
+  const field = (fields: readonly (Buffer | null)[], index: number) =>
+    copyField(fields, index, "memory vector");
+  return streamCopyBinary(
+    db,
+    "streamMemoryVectors",
+    statement,
+    (fields) => ({
+      memoryId: field(fields, 0).toString("utf8"),
+      leafIndex: Number(field(fields, 1).readBigInt64BE(0)),
+      iv: field(fields, 2),
+      ciphertext: field(fields, 3),
+      createdAt: new Date(Number(field(fields, 4).readBigInt64BE(0))),
+    }),
+    visit,
+  );
 }
 
 /** A live memory without a vector of the current model, as the background embedder reads it. */

@@ -8,8 +8,7 @@ import { and, asc, eq, gt, gte, isNull, lt, lte, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { memories } from "../schema/memories.js";
 import { type RecallSegmentRow, recallSegments } from "../schema/recall-segments.js";
-import { CopyBinaryReader } from "./_copy-binary.js";
-import { clientOf } from "./_prepared.js";
+import { copyField, copyUserId, streamCopyBinary } from "./_copy-binary.js";
 
 /** A segment as sealed by its caller. */
 export interface SealedSegment {
@@ -19,30 +18,15 @@ export interface SealedSegment {
   readonly ciphertext: Uint8Array;
 }
 
-/** A user id as this service makes them (randomUUID): safe to write into a COPY statement. */
-const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * COPY takes no bind parameters, so the (checked) user id is a literal. Binary format: the
  * ciphertexts arrive as their bytes, not as hex text twice their size (docs/performance.md).
  */
 function segmentsCopySql(userId: string): string {
-  if (!USER_ID.test(userId)) {
-    throw new RangeError(`user id must be a lower-case UUID, got ${JSON.stringify(userId)}`);
-  }
   return `copy (select first_leaf::int8, end_leaf::int8, format::int4, entries::int4, iv,
       ciphertext, (extract(epoch from sealed_at) * 1000)::int8
-    from recall_segments where user_id = '${userId}' order by first_leaf)
+    from recall_segments where user_id = '${copyUserId(userId)}' order by first_leaf)
     to stdout (format binary)`;
-}
-
-/** A non-null binary COPY field. */
-function fieldOf(fields: readonly (Buffer | null)[], index: number): Buffer {
-  const field = fields[index];
-  if (field === null || field === undefined) {
-    throw new TypeError(`recall segment row: column ${index} is missing`);
-  }
-  return field;
 }
 
 /**
@@ -61,51 +45,25 @@ export async function streamRecallSegments(
   userId: string,
   visit: (segment: RecallSegmentRow) => void,
 ): Promise<number> {
-  const client = clientOf(db);
-  if (!client) {
-    throw new TypeError("streamRecallSegments needs a database handle (not a transaction)");
-  }
-  const reader = new CopyBinaryReader();
-  let visited = 0;
-  let failure: { error: unknown } | null = null;
-  const row = (fields: (Buffer | null)[]) => {
-    if (failure) {
-      return;
-    }
-    try {
-      visit({
-        userId,
-        firstLeaf: Number(fieldOf(fields, 0).readBigInt64BE(0)),
-        endLeaf: Number(fieldOf(fields, 1).readBigInt64BE(0)),
-        format: fieldOf(fields, 2).readInt32BE(0),
-        entries: fieldOf(fields, 3).readInt32BE(0),
-        iv: fieldOf(fields, 4),
-        ciphertext: fieldOf(fields, 5),
-        sealedAt: new Date(Number(fieldOf(fields, 6).readBigInt64BE(0))),
-      });
-      visited++;
-    } catch (error) {
-      failure = { error };
-    }
-  };
-  const stream = await client.unsafe(segmentsCopySql(userId)).readable();
-  // Drained to the end whatever happens: a COPY stream left early stalls its connection.
-  for await (const chunk of stream) {
-    if (!failure) {
-      try {
-        reader.push(chunk as Buffer, row);
-      } catch (error) {
-        failure = { error };
-      }
-    }
-  }
-  if (!failure) {
-    reader.end();
-  }
-  if (failure) {
-    throw (failure as { error: unknown }).error;
-  }
-  return visited;
+  const statement = segmentsCopySql(userId);
+  const field = (fields: readonly (Buffer | null)[], index: number) =>
+    copyField(fields, index, "recall segment");
+  return streamCopyBinary(
+    db,
+    "streamRecallSegments",
+    statement,
+    (fields) => ({
+      userId,
+      firstLeaf: Number(field(fields, 0).readBigInt64BE(0)),
+      endLeaf: Number(field(fields, 1).readBigInt64BE(0)),
+      format: field(fields, 2).readInt32BE(0),
+      entries: field(fields, 3).readInt32BE(0),
+      iv: field(fields, 4),
+      ciphertext: field(fields, 5),
+      sealedAt: new Date(Number(field(fields, 6).readBigInt64BE(0))),
+    }),
+    visit,
+  );
 }
 
 /** The user's segments, in leaf order. */
