@@ -11,8 +11,9 @@
  *   form, or a malformed key.
  * - `note_signature_invalid`: a signature by a known key that does not verify, or no signature by
  *   any known key.
+ * - `witness_policy_unmet`: fewer trusted witnesses cosigned a checkpoint than the policy requires.
  */
-export type NoteErrorReason = "note_malformed" | "note_signature_invalid";
+export type NoteErrorReason = "note_malformed" | "note_signature_invalid" | "witness_policy_unmet";
 
 /** A note, key or checkpoint that is malformed or not signed as required (see `reason`). */
 export class NoteError extends Error {

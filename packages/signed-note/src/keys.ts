@@ -63,13 +63,15 @@ export interface NoteSigner extends NoteVerifier {
   readonly skey: string;
 }
 
-function hex8(id: number): string {
+/** A key id as 8 lowercase hex digits, as key strings spell it. */
+export function hex8(id: number): string {
   return id.toString(16).padStart(8, "0");
 }
 
-function typed(key: Uint8Array): Uint8Array {
+/** `type ‖ key`: the typed key a key id and a key string are made of (C2SP signed-note). */
+export function typed(key: Uint8Array, type = SIG_TYPE_ED25519): Uint8Array {
   const out = new Uint8Array(1 + key.length);
-  out[0] = SIG_TYPE_ED25519;
+  out[0] = type;
   out.set(key, 1);
   return out;
 }
@@ -101,14 +103,28 @@ function threeParts(text: string, what: string): [string, string, string] {
   return [text.slice(0, first), text.slice(first + 1, second), text.slice(second + 1)];
 }
 
-function checkedKey(text: string, what: string): { name: string; key: Uint8Array } {
+/**
+ * Splits a key string `<name>+<hex key id>+<base64(type ‖ 32 bytes)>` (a verifier key, or a signer
+ * key without its `PRIVATE+KEY+` prefix) into its name and the 32 bytes after the type byte. The
+ * caller checks the key id by rebuilding the string.
+ * @param type the signature type byte the key must carry (0x01 here, 0x04 for cosigners).
+ * @throws NoteError `note_malformed` on another form, another type or another length.
+ */
+export function checkedKey(
+  text: string,
+  what: string,
+  type = SIG_TYPE_ED25519,
+): { name: string; key: Uint8Array } {
   const [name, idHex, keyBase64] = threeParts(text, what);
   const key = decodeBase64(keyBase64);
   if (!isValidKeyName(name) || !/^[0-9a-f]{8}$/.test(idHex) || key === null) {
     throw new NoteError("note_malformed", `${what}: malformed name, key id or base64`);
   }
-  if (key.length !== 33 || key[0] !== SIG_TYPE_ED25519) {
-    throw new NoteError("note_malformed", `${what}: not an Ed25519 (type 0x01) key`);
+  if (key.length !== 33 || key[0] !== type) {
+    throw new NoteError(
+      "note_malformed",
+      `${what}: not a type 0x${type.toString(16).padStart(2, "0")} Ed25519 key`,
+    );
   }
   return { name, key: key.subarray(1) };
 }
