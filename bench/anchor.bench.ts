@@ -22,7 +22,7 @@ import {
   migrateDatabase,
   upsertUserByPubkey,
 } from "@verifiable-memory/db-schema";
-import { requestAirdrop } from "@verifiable-memory/local-chain";
+import { requestAirdrop } from "@verifiable-memory/litesvm-rpc";
 import { hashLeaf } from "@verifiable-memory/merkle-log";
 import { startEmbeddedPostgres } from "@verifiable-memory/runtime";
 import bs58 from "bs58";

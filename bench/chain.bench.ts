@@ -23,7 +23,7 @@ import {
   LOCAL_PROGRAM_ID,
 } from "@verifiable-memory/commitment-program";
 import { deployCommitmentProgram } from "@verifiable-memory/commitment-program/deploy";
-import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import { FailedTransactionMetadata, LiteSVM } from "litesvm";
 import { printFigures } from "./lib.js";
 

@@ -25,7 +25,7 @@ import { parseArgs, parseEnv } from "node:util";
 import { Connection, PublicKey, Transaction } from "@solana/web3.js";
 import { createClient, type SvcClient, SvcError, unwrap } from "@verifiable-memory/client";
 import { verifyProof } from "@verifiable-memory/client/verify";
-import { requestAirdrop, warpClock } from "@verifiable-memory/local-chain";
+import { requestAirdrop, warpClock } from "@verifiable-memory/litesvm-rpc";
 import { Presets, SingleBar } from "cli-progress";
 import { readCorpus } from "./lib/corpus.js";
 import { loadWallet } from "./lib/wallet.js";

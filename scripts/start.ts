@@ -28,7 +28,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
-import { requestAirdrop } from "@verifiable-memory/local-chain";
+import { requestAirdrop } from "@verifiable-memory/litesvm-rpc";
 import {
   describeSupervisorEvent,
   handleShutdownSignals,

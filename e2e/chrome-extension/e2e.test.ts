@@ -19,7 +19,7 @@ import { Keypair } from "@solana/web3.js";
 import { runSweep } from "@verifiable-memory/anchor-service";
 import { ChainClient } from "@verifiable-memory/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
-import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import { call, signIn } from "@verifiable-memory/testkit";
 import { verifyBundle } from "@verifiable-memory/verifier";
 import pino from "pino";

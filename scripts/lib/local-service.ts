@@ -12,7 +12,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
-import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import bs58 from "bs58";
 import { WORKSPACE_ROOT } from "./workspace.js";
 

@@ -1,5 +1,5 @@
 /**
- * Test support for the real chain: the local chain (@verifiable-memory/local-chain, litesvm with the commitment
+ * Test support for the real chain: the local chain (@verifiable-memory/litesvm-rpc, litesvm with the commitment
  * program) in process on port 0, funded authorities (airdrop over JSON-RPC), chain clients, and
  * a pino logger whose JSON lines the tests can read.
  * @module
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { ChainClient } from "@verifiable-memory/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
-import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import { type Logger, pino } from "pino";
 
 /** The local chain of a test file. */

@@ -17,7 +17,7 @@ import {
   latestCheckpointLogHead,
 } from "@verifiable-memory/db-schema";
 import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
-import { requestAirdrop } from "@verifiable-memory/local-chain";
+import { requestAirdrop } from "@verifiable-memory/litesvm-rpc";
 import { consistencyProof, toHex, verifyConsistency } from "@verifiable-memory/merkle-log";
 import { openCheckpoint, parseVerifierKey, signerFromSeed } from "@verifiable-memory/signed-note";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -14,7 +14,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { createClient, type ProofBundle, type SvcClient } from "@verifiable-memory/client";
-import { requestAirdrop } from "@verifiable-memory/local-chain";
+import { requestAirdrop } from "@verifiable-memory/litesvm-rpc";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureConsoleBuilt, firstLoadReport } from "../build/freshness.js";

@@ -17,7 +17,7 @@ import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { createTestDatabase, type TestDatabase } from "@verifiable-memory/db-schema/testing";
-import { type LocalChain, requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { type LocalChain, requestAirdrop, startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import bs58 from "bs58";
 import { CONSOLE_DIR, CONSOLE_DIST } from "../build/freshness.js";
 

@@ -11,7 +11,7 @@ import { Keypair } from "@solana/web3.js";
 import { ChainClient } from "@verifiable-memory/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { rootAtSize } from "@verifiable-memory/db-schema";
-import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import { afterAll, beforeAll, expect } from "vitest";
 import { call, recordCheckpoint, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 

@@ -15,7 +15,7 @@ import * as ed from "@noble/ed25519";
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
 import { createStakeInstruction, LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { listStakeLots, replaceStakeLots } from "@verifiable-memory/db-schema";
-import { requestAirdrop, startLocalChain, warpClock } from "@verifiable-memory/local-chain";
+import { requestAirdrop, startLocalChain, warpClock } from "@verifiable-memory/litesvm-rpc";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, signIn, startTestApp, type TestApp, type Wallet } from "./helpers.js";

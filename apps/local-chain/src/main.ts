@@ -13,7 +13,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Keypair } from "@solana/web3.js";
-import { startLocalChain } from "@verifiable-memory/local-chain";
+import { startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import { createLogger, loadServiceConfig, runService } from "@verifiable-memory/runtime";
 import { parseEnv } from "./env.js";
 

@@ -9,7 +9,7 @@
 
 import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
-import { type LocalChain, requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { type LocalChain, requestAirdrop, startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type BatchCommitOutcome,

@@ -1,5 +1,5 @@
 /**
- * The anchoring local chain for tests: `@verifiable-memory/local-chain` (litesvm with the
+ * The anchoring local chain for tests: `@verifiable-memory/litesvm-rpc` (litesvm with the
  * commitment program) with a funded anchoring authority and a ChainClient signing as it.
  * `anchorNow` runs the anchoring step the caller gives (the anchor service's sweep, which a
  * package cannot import) and expects every commit confirmed.
@@ -12,11 +12,11 @@ import { Keypair } from "@solana/web3.js";
 import { ChainClient } from "@verifiable-memory/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import type { Database } from "@verifiable-memory/db-schema";
-import { requestAirdrop, startLocalChain } from "@verifiable-memory/local-chain";
+import { requestAirdrop, startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import pino from "pino";
 import { expect } from "vitest";
 
-export { requestAirdrop, startLocalChain, warpClock } from "@verifiable-memory/local-chain";
+export { requestAirdrop, startLocalChain, warpClock } from "@verifiable-memory/litesvm-rpc";
 
 /** What an anchoring step reports: one outcome per user it sealed. */
 export interface AnchorReport {

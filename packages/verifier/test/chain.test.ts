@@ -1,6 +1,6 @@
 /**
  * verifyBundle and the svc-verify command line against a real chain: the local chain
- * (@verifiable-memory/local-chain, litesvm with the commitment program) in process on port 0, commitments made
+ * (@verifiable-memory/litesvm-rpc, litesvm with the commitment program) in process on port 0, commitments made
  * with the program's own instructions by a funded authority, and bundles shaped like
  * `GET /memories/:id/proof` (docs/protocol.md §6) cut from an in-memory RFC 9162 log. VERIFIED for a good
  * bundle (library and spawned bin); NOT VERIFIED for a tampered proof, tampered content, a stale
@@ -30,7 +30,7 @@ import {
   createInitializeInstruction,
   LOCAL_PROGRAM_ID,
 } from "@verifiable-memory/commitment-program";
-import { type LocalChain, startLocalChain } from "@verifiable-memory/local-chain";
+import { type LocalChain, startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import {
   CompactRange,
   consistencyProof,

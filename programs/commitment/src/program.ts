@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { PublicKey } from "@solana/web3.js";
 
 /**
- * Program id under which the embedded local chain (packages/local-chain, run by apps/local-chain) deploys the commitment
+ * Program id under which the embedded local chain (packages/litesvm-rpc, run by apps/local-chain) deploys the commitment
  * program. Base58, 32 bytes. Other packages rely on this exact value.
  */
 export const LOCAL_PROGRAM_ID = "J51ibhpr3HHMXSvELsAC5jeB6R9ik3KR4fCYTEZdGYvz";

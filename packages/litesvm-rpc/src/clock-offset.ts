@@ -3,7 +3,7 @@
  * `unix_timestamp` (and in block times), moved forward only by the local-only `warpClock` RPC
  * method so stake maturity can be reached without waiting. Kept in `<chainDir>/clock.json` so a
  * restart never moves the chain's time backwards. Real clusters have no such thing.
- * Source: this project's design (packages/local-chain/README.md "Clock warp").
+ * Source: this project's design (packages/litesvm-rpc/README.md "Clock warp").
  * @module
  */
 

@@ -3,7 +3,7 @@
  * balances, transaction statuses and history, genesis identity and slot order survive; the
  * restored program state keeps working; a write torn by a crash is cut off; a damaged ledger
  * stops the start.
- * Source: packages/local-chain/README.md "Persistence"; docs/protocol.md §7 (state kept in DATA_DIR).
+ * Source: packages/litesvm-rpc/README.md "Persistence"; docs/protocol.md §7 (state kept in DATA_DIR).
  * @module
  */
 

@@ -3,7 +3,7 @@
  * STAKE_LOCK_SECONDS (and kept across restarts, whatever a later start asks), and the local-only
  * `localnet_warpClock` method: it moves the Clock sysvar and block times forward, durably, refuses
  * bad input, and is what lets a stake lot mature without waiting.
- * Source: packages/local-chain/README.md "Clock warp"; docs/staking.md.
+ * Source: packages/litesvm-rpc/README.md "Clock warp"; docs/staking.md.
  * @module
  */
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { LocalChain } from "../src/index.js";
 
 /** A fresh temporary directory; remove it with {@link removeDir}. */
-export function tempDir(prefix = "local-chain-"): string {
+export function tempDir(prefix = "litesvm-rpc-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 

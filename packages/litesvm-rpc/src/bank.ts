@@ -32,7 +32,10 @@ import {
   type WireTransaction,
 } from "./wire.js";
 
-/** The faucet behind `requestAirdrop`: a fixed, publicly derivable local-only keypair. */
+/**
+ * The faucet behind `requestAirdrop`: a fixed, publicly derivable local-only keypair. Its seed text
+ * keeps the package's former name so that the faucet's key, and ledgers persisted with it, stay the same.
+ */
 const FAUCET_KEYPAIR = Keypair.fromSeed(
   createHash("sha256").update("@verifiable-memory/local-chain faucet").digest(),
 );

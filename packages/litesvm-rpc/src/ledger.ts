@@ -11,7 +11,7 @@
  * group-committed: every line written since the last flush goes out in one `write` + `fdatasync`,
  * and a transaction is reported only once its line is durable. A torn last line (crash during a
  * write) is cut off at start; a malformed line elsewhere stops the start.
- * Source: this project's design (packages/local-chain/README.md "Persistence").
+ * Source: this project's design (packages/litesvm-rpc/README.md "Persistence").
  * @module
  */
 

@@ -1,10 +1,10 @@
 /**
- * @verifiable-memory/local-chain: the embedded default chain (docs/protocol.md §7) as a library —
+ * @verifiable-memory/litesvm-rpc: the embedded default chain (docs/protocol.md §7) as a library —
  * litesvm with the commitment program deployed through the real loader, behind the Solana
  * JSON-RPC subset the project uses and the PubSub WebSocket, with its state persisted in
  * `<dataDir>/chain`; and the JSON-RPC clients of its faucet and clock warp. The process that
  * `pnpm start` runs is apps/local-chain (its `main.ts`).
- * Source: docs/protocol.md §7, §10; packages/local-chain/README.md.
+ * Source: docs/protocol.md §7, §10; packages/litesvm-rpc/README.md.
  * @module
  */
 
