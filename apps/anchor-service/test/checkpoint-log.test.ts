@@ -2,7 +2,8 @@
  * The checkpoint log's appender (docs/protocol.md §13.5 "The checkpoint log"): entries are the
  * unsigned note texts of the anchored user checkpoints, in anchoring order, each logged once even
  * under concurrent appenders; every head is a checkpoint signed by the log key whose root is the
- * RFC 9162 root of the entries, and each head is consistent with the previous one.
+ * RFC 9162 root of the entries, and each head is consistent with the previous one. The cursor
+ * (the last entry's `log_seq`) skips no checkpoint whose anchoring transaction commits late.
  */
 import { createHash } from "node:crypto";
 import type { LogKey } from "@verifiable-memory/app-config";
@@ -27,6 +28,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendUserCheckpoints } from "../src/checkpoint-log.js";
 import { makeUser, type TestUser } from "./_memories.js";
+import { waitFor } from "./_wait.js";
 
 const ORIGIN = "log.test/tlog";
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash("sha256").update(data).digest());
@@ -96,5 +98,67 @@ describe("appendUserCheckpoints", () => {
     const entries = await checkpointLogEntriesRange(t.db, 0, 1_000);
     expect(entries).toHaveLength(before + 6);
     expect(new Set(entries.map((e) => decoder.decode(e))).size).toBe(entries.length);
+  });
+
+  it("waits for an anchoring that drew a lower log_seq and commits late, and logs it", async () => {
+    const [early, late] = [await makeUser(t.db), await makeUser(t.db)];
+    const before = (await checkpointLogEntriesRange(t.db, 0, 10_000)).length;
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let drawn: () => void = () => {};
+    const inserted = new Promise<void>((resolve) => {
+      drawn = resolve;
+    });
+    const open = t.db.transaction(async (tx) => {
+      await insertAnchoredCheckpoint(tx, {
+        userId: early.id,
+        treeSize: 1,
+        root: sha256(Uint8Array.of(1)),
+        nonce: 1,
+        signature: `sig-${early.id}-1`,
+      });
+      drawn();
+      await released;
+    });
+    await inserted;
+    await insertAnchoredCheckpoint(t.db, {
+      userId: late.id,
+      treeSize: 1,
+      root: sha256(Uint8Array.of(2)),
+      nonce: 1,
+      signature: `sig-${late.id}-1`,
+    });
+
+    const appending = appendUserCheckpoints(t.db, logKey);
+    const lockWait = waitFor("the appender to wait for the open anchoring", async () => {
+      const [row] = await t.sql<{ waiting: number }[]>`
+        select count(*)::int as waiting from pg_locks
+        where database = (select oid from pg_database where datname = current_database())
+          and relation = 'anchored_checkpoints'::regclass and mode = 'ShareLock' and not granted`;
+      return (row?.waiting ?? 0) > 0;
+    });
+    // A cursor read without waiting would log only the later checkpoint and then skip the other.
+    const first = await Promise.race([
+      appending.then(() => "appended"),
+      lockWait.then(() => "waiting"),
+    ]);
+    release();
+    await open;
+    expect(first).toBe("waiting");
+    const seqs = await t.sql<{ user_id: string; log_seq: string }[]>`
+      select user_id, log_seq from anchored_checkpoints where user_id in (${early.id}, ${late.id})`;
+    const seqOf = (id: string) => Number(seqs.find((r) => r.user_id === id)?.log_seq);
+    expect(seqOf(early.id)).toBeLessThan(seqOf(late.id));
+    expect((await appending)?.appended).toBe(2);
+    expect(await appendUserCheckpoints(t.db, logKey)).toBeNull();
+    const entries = (await checkpointLogEntriesRange(t.db, before, 10)).map((e) =>
+      decoder.decode(e),
+    );
+    expect(entries.map((e) => e.split("\n")[0])).toEqual([
+      `${ORIGIN}/users/${early.ownerPubkey}`,
+      `${ORIGIN}/users/${late.ownerPubkey}`,
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The checkpoint log's storage (docs/protocol.md §13.5 "The checkpoint log"): appending the user
- * checkpoints not yet logged, in anchoring order, under one transaction-scoped advisory lock (one
- * appender at a time, whichever process), and reading heads, nodes and entries back for tiles.
+ * checkpoints not yet logged, in `log_seq` order after a cursor (the last logged checkpoint's
+ * `log_seq`), under one transaction-scoped advisory lock (one appender at a time, whichever
+ * process), and reading heads, nodes and entries back for tiles.
  * @module
  */
 import {
@@ -52,20 +53,35 @@ export type CheckpointLogAppendResult = {
   readonly appended: number;
 } | null;
 
+/** The cursor: the `log_seq` of the checkpoint at the log's last entry (none while it is empty). */
+const CURSOR_SQL = `select c.log_seq from checkpoint_log_entries e
+  join anchored_checkpoints c on c.id = e.checkpoint_id
+  order by e.leaf_index desc
+  limit 1`;
+
 const UNLOGGED_SQL = `select c.id, u.owner_pubkey, c.tree_size, c.root
   from anchored_checkpoints c
   join users u on u.id = c.user_id
-  where not exists (select 1 from checkpoint_log_entries e where e.checkpoint_id = c.id)
-  order by c.anchored_at, c.id
-  limit $1`;
+  where c.log_seq > $1
+  order by c.log_seq
+  limit $2`;
 
 /**
- * Appends every anchored user checkpoint not yet logged (oldest anchoring first, at most
- * `maxEntries`) to the checkpoint log and records its new head, signed by `sign`, in ONE
- * transaction under an advisory lock: entries, completed perfect subtrees and the head commit
- * together or not at all.
+ * Appends the anchored user checkpoints not yet logged (those whose `log_seq` is above the
+ * cursor, the `log_seq` of the last entry's checkpoint; lowest first, at most `maxEntries`) to the
+ * checkpoint log and records its new head, signed by `sign`, in ONE transaction under an advisory
+ * lock: entries, completed perfect subtrees and the head commit together or not at all. Each
+ * append reads only the new checkpoints (an index range scan on `log_seq`).
+ *
+ * The cursor never skips a checkpoint: `log_seq` values are drawn at insert, so a transaction may
+ * commit a smaller one after a larger one became visible. The append therefore first locks
+ * `anchored_checkpoints` in SHARE mode, which waits for every transaction that inserted an
+ * anchored checkpoint and has not ended, and holds new inserts back until the append commits.
+ * Every `log_seq` drawn before the lock belongs to a transaction that has ended (committed, so
+ * visible, or rolled back), and every one drawn after it is larger than the cursor.
  * @returns the new head and the number of entries appended, or null when none was waiting.
  * @throws the database's errors; whatever `entryOf` or `sign` throws (nothing is written).
+ * Source: docs/protocol.md §13.5 "The checkpoint log".
  */
 export async function appendCheckpointLog(
   db: Database,
@@ -73,12 +89,14 @@ export async function appendCheckpointLog(
 ): Promise<CheckpointLogAppendResult> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${APPEND_LOCK})`);
+    await tx.execute(sql`lock table anchored_checkpoints in share mode`);
+    const [last] = await rawQuery<{ log_seq: string }>(tx, CURSOR_SQL, []);
     const rows = await rawQuery<{
       id: string;
       owner_pubkey: string;
       tree_size: string;
       root: Uint8Array;
-    }>(tx, UNLOGGED_SQL, [append.maxEntries]);
+    }>(tx, UNLOGGED_SQL, [last?.log_seq ?? 0, append.maxEntries]);
     if (rows.length === 0) {
       return null;
     }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Hash, NodeHashSource } from "@verifiable-memory/merkle-log";
-import { and, eq } from "drizzle-orm";
+import { and, eq, getTableColumns } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { type AnchoredCheckpoint, anchoredCheckpoints } from "../schema/anchored-checkpoints.js";
 import type { Memory, WriterKind } from "../schema/memories.js";
@@ -20,6 +20,9 @@ import {
 } from "./_pagination.js";
 import { bytesOf, rawQuery } from "./_prepared.js";
 import { nodeSource, prefetchedNodeSource } from "./tree.js";
+
+/** The columns of {@link AnchoredCheckpoint}: every column but `log_seq`. */
+const { logSeq: _logSeq, ...checkpointFields } = getTableColumns(anchoredCheckpoints);
 
 /** Input of {@link insertAnchoredCheckpoint}. */
 export interface NewAnchoredCheckpoint {
@@ -55,7 +58,7 @@ export async function insertAnchoredCheckpoint(
       ...(input.anchoredAt ? { anchoredAt: input.anchoredAt } : {}),
     })
     .onConflictDoNothing({ target: [anchoredCheckpoints.userId, anchoredCheckpoints.treeSize] })
-    .returning();
+    .returning(checkpointFields);
   const row = inserted[0] ?? (await getAnchoredCheckpointBySize(db, input.userId, input.treeSize));
   if (!row) {
     throw new Error(`checkpoint (${input.userId}, ${input.treeSize}) vanished after a conflict`);
@@ -264,7 +267,7 @@ export async function getAnchoredCheckpointBySize(
   treeSize: number,
 ): Promise<AnchoredCheckpoint | null> {
   const rows = await db
-    .select()
+    .select(checkpointFields)
     .from(anchoredCheckpoints)
     .where(and(eq(anchoredCheckpoints.userId, userId), eq(anchoredCheckpoints.treeSize, treeSize)))
     .limit(1);
