@@ -5,13 +5,15 @@
  * API; the local chain (litesvm with the commitment program) and the anchor service's own sweep
  * anchor, so `verify` checks against the chain from the server's process.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   getDefaultEnvironment,
   StdioClientTransport,
 } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { Keypair } from "@solana/web3.js";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { StdioConfigError, stdioOptionsFromEnv } from "@verifiable-memory/mcp";
@@ -173,6 +175,88 @@ describe("svc-mcp over stdio", () => {
       code: "invalid_request",
       details: [expect.objectContaining({ message: expect.stringMatching(/extra/) })],
     });
+  });
+
+  it("refuses an over-precise metadata number sent by the SDK client, naming the path", async () => {
+    // The client writes this double as 1.2345678901234568e+29: an integer past 2^53 − 1.
+    const big = Number("123456789012345678901234567890");
+    const failed = await client
+      .callTool({ name: "remember", arguments: { content: "x", metadata: { n: big } } })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(failed).toBeInstanceOf(McpError);
+    expect(failed).toMatchObject({
+      code: ErrorCode.InvalidParams,
+      data: {
+        code: "invalid_request",
+        details: [{ path: ["params", "arguments", "metadata", "n"] }],
+      },
+    });
+    expect((failed as McpError).message).toMatch(/params\.arguments\.metadata\.n: number is not/);
+    // The server goes on answering on the same connection.
+    expect((await tool<Recalled>(client, "recall", { query: "deploy" })).body.count).toBe(1);
+  });
+
+  it("refuses raw lines with a duplicate key or a 30-digit metadata integer as POST /mcp does", async () => {
+    const child = spawn(process.execPath, [BIN], {
+      env: { ...getDefaultEnvironment(), SVC_URL: t.url, SVC_API_KEY: apiKey },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    /** Writes `line` to the server and reads its answer. */
+    const exchange = async (line: string) => {
+      child.stdin.write(`${line}\n`);
+      const answer = await lines.next();
+      return JSON.parse(String(answer.value)) as {
+        id?: number;
+        result?: unknown;
+        error?: { code: number; message: string; data: unknown };
+      };
+    };
+    const remember = (id: number, args: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"remember","arguments":${args}}}`;
+    try {
+      for (const [id, args, path] of [
+        [1, '{"content":"a","content":"b"}', ["params", "arguments", "content"]],
+        [
+          2,
+          '{"content":"a","metadata":{"n":123456789012345678901234567890}}',
+          ["params", "arguments", "metadata", "n"],
+        ],
+      ] as const) {
+        const answer = await exchange(remember(id, args));
+        const http = await fetch(`${t.url}/mcp`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${apiKey}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: remember(id, args),
+        });
+        expect(http.status).toBe(400);
+        const { error } = (await http.json()) as ToolError;
+        expect(answer).toEqual({
+          jsonrpc: "2.0",
+          id,
+          error: { code: ErrorCode.InvalidParams, message: error.message, data: error },
+        });
+        expect(error.details).toEqual([{ path, message: expect.any(String) }]);
+      }
+      const envelope = await exchange('{"jsonrpc":"2.0","jsonrpc":"2.0","id":3,"method":"ping"}');
+      expect(envelope.error).toMatchObject({
+        code: ErrorCode.ParseError,
+        message: "jsonrpc: duplicate key",
+      });
+      // A refused line leaves the server running: the next line is answered.
+      const pong = await exchange('{"jsonrpc":"2.0","id":4,"method":"ping"}');
+      expect(pong).toEqual({ jsonrpc: "2.0", id: 4, result: {} });
+    } finally {
+      child.stdin.end();
+      lines.return?.();
+    }
   });
 
   it("proves and verifies against the chain from the server's own process", async () => {

@@ -41,6 +41,7 @@ export {
   type StdioServerOptions,
   stdioOptionsFromEnv,
 } from "./stdio.js";
+export { StrictStdioServerTransport, strictRefusalAnswer } from "./strict-stdio-transport.js";
 export {
   IdArgumentsSchema,
   ListArgumentsSchema,

@@ -14,11 +14,11 @@ import { realpathSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type ClientOptions, createClient } from "@verifiable-memory/client";
 import { NAMESPACE_PATTERN } from "@verifiable-memory/memory-schemas";
 import { type ClientBackendOptions, clientBackend } from "./client-backend.js";
 import { createMemoryMcpServer } from "./server.js";
+import { StrictStdioServerTransport } from "./strict-stdio-transport.js";
 
 /** Options of {@link runStdioServer}. */
 export interface StdioServerOptions extends ClientBackendOptions {
@@ -138,7 +138,9 @@ function isHttpUrl(value: string): boolean {
 /**
  * Starts the MCP server on stdio: builds an `@verifiable-memory/client` client for `options.url` with the API
  * key or token, the {@link clientBackend} over it, and `createMemoryMcpServer` with the
- * namespace, then connects it to stdin/stdout. The server closes when stdin ends.
+ * namespace, then connects it to stdin/stdout through {@link StrictStdioServerTransport} (each
+ * line checked by docs/protocol.md §1.2 "Requests" before it is parsed). The server closes when
+ * stdin ends.
  * @example
  * const { closed } = await runStdioServer({ url: "http://localhost:8787", apiKey: "svc_…" });
  * await closed; // the client went away
@@ -175,7 +177,7 @@ export async function runStdioServer(options: StdioServerOptions): Promise<Stdio
       },
     },
   );
-  const transport = new StdioServerTransport(stdin, stdout);
+  const transport = new StrictStdioServerTransport(stdin, stdout);
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;

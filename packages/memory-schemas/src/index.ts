@@ -33,3 +33,12 @@ export {
   SearchBodySchema,
   SearchFieldsSchema,
 } from "./requests.js";
+export {
+  DUPLICATE_KEY_MESSAGE,
+  findStrictJsonRefusal,
+  INEXACT_NUMBER_MESSAGE,
+  isExactJsonNumber,
+  type JsonPath,
+  type StrictJsonRefusal,
+  showJsonPath,
+} from "./strict-json.js";
