@@ -1,7 +1,7 @@
 /**
  * The rules every package.json of the workspace follows (docs/releasing.md): one version of each
  * third-party package, pinned in pnpm-workspace.yaml's catalog; workspace packages referenced as
- * `workspace:*`; the licence on every project; the eight public packages' published shape (built
+ * `workspace:*`; the licence on every project; the nine public packages' published shape (built
  * `dist/` through publishConfig, bins, engines, access) and nothing else public.
  * @module
  */
@@ -23,6 +23,7 @@ const PUBLIC = [
   "@verifiable-memory/mcp",
   "@verifiable-memory/memory-schemas",
   "@verifiable-memory/merkle-log",
+  "@verifiable-memory/signed-note",
   "@verifiable-memory/siws-message",
   "@verifiable-memory/verifier",
 ];
@@ -74,7 +75,7 @@ describe("package manifests", () => {
     }
   });
 
-  it("publish exactly the eight public packages, built, from dist/", () => {
+  it("publish exactly the nine public packages, built, from dist/", () => {
     const published = publicProjects();
     expect(published.map((project) => project.manifest.name).sort()).toEqual(PUBLIC);
     for (const { dir, manifest } of published) {

@@ -104,21 +104,25 @@ export interface ReadAccountOptions {
   readonly timeoutMs?: number;
 }
 
+/** Raw account data read by {@link readAccountData}: the owning program and the bytes. */
+export interface AccountData {
+  /** The program that owns the account, base58. */
+  readonly owner: string;
+  readonly data: Uint8Array;
+}
+
 /**
- * Reads and decodes the commitment account at `account` with one JSON-RPC `getAccountInfo`
- * (base64 encoding).
- * @returns the decoded account, or null when no account exists at that address.
+ * Reads the account at `account` with one JSON-RPC `getAccountInfo` (base64 encoding), without
+ * decoding it.
+ * @returns its owner program and data, or null when no account exists at that address.
  * @throws ChainReadError when the RPC cannot be reached or answers with an error (unknown, never
- *   "absent").
- * @throws InvalidAccountError when the account is not owned by `programId` or is not a
- *   commitment account.
+ *   "absent"), or answers data that is not base64.
  */
-export async function readCommitmentAccount(
+export async function readAccountData(
   rpcUrl: string,
   account: string,
-  programId: string,
   options: ReadAccountOptions = {},
-): Promise<OnChainCommitment | null> {
+): Promise<AccountData | null> {
   const fetchImpl = options.fetch ?? fetch;
   let body: unknown;
   try {
@@ -154,14 +158,34 @@ export async function readCommitmentAccount(
   if (value === null) {
     return null;
   }
-  if (value.owner !== programId) {
-    throw new InvalidAccountError(`account is owned by ${value.owner}, not by ${programId}`);
-  }
-  let data: Uint8Array;
   try {
-    data = base64Bytes(value.data[0]);
+    return { owner: value.owner, data: base64Bytes(value.data[0]) };
   } catch {
     throw new ChainReadError("RPC answered account data that is not base64");
   }
-  return decodeCommitmentAccount(data, account, programId);
+}
+
+/**
+ * Reads and decodes the commitment account at `account` with one JSON-RPC `getAccountInfo`
+ * (base64 encoding).
+ * @returns the decoded account, or null when no account exists at that address.
+ * @throws ChainReadError when the RPC cannot be reached or answers with an error (unknown, never
+ *   "absent").
+ * @throws InvalidAccountError when the account is not owned by `programId` or is not a
+ *   commitment account.
+ */
+export async function readCommitmentAccount(
+  rpcUrl: string,
+  account: string,
+  programId: string,
+  options: ReadAccountOptions = {},
+): Promise<OnChainCommitment | null> {
+  const value = await readAccountData(rpcUrl, account, options);
+  if (value === null) {
+    return null;
+  }
+  if (value.owner !== programId) {
+    throw new InvalidAccountError(`account is owned by ${value.owner}, not by ${programId}`);
+  }
+  return decodeCommitmentAccount(value.data, account, programId);
 }

@@ -10,18 +10,22 @@
  * @module
  */
 export {
+  type AccountData,
   ChainReadError,
   commitmentAddress,
   decodeCommitmentAccount,
   InvalidAccountError,
   type OnChainCommitment,
   type ReadAccountOptions,
+  readAccountData,
   readCommitmentAccount,
 } from "./account.js";
 export {
   type BundleAnchor,
   type BundleCheckpoint,
   BundleFormatError,
+  type CheckpointLogAnchor,
+  type CheckpointLogProof,
   type ParsedInput,
   type ProofBundle,
   parseInput,
@@ -33,6 +37,9 @@ export {
   consistencyFetcher,
   consistencyUrl,
   type FetchConsistency,
+  type FetchLogConsistency,
+  type LogConsistencyRequest,
+  logConsistencyFetcher,
   proofOfAnswer,
 } from "./consistency.js";
 export {
@@ -45,11 +52,17 @@ export {
   leafHashOf,
 } from "./leaf.js";
 export {
-  type ConsistencyBridge,
-  type VerifyCheck,
-  type VerifyCheckName,
-  type VerifyOptions,
-  type VerifyReason,
-  type VerifyResult,
-  verifyBundle,
-} from "./verify.js";
+  checkpointLogAddress,
+  type OnChainCheckpointLog,
+  readCheckpointLogAccount,
+} from "./log-account.js";
+export { logKeysFromInfo, parseLogKeys } from "./log-keys.js";
+export type {
+  ConsistencyBridge,
+  VerifyCheck,
+  VerifyCheckName,
+  VerifyPath,
+  VerifyReason,
+  VerifyResult,
+} from "./result.js";
+export { type VerifyOptions, verifyBundle } from "./verify.js";

@@ -25,6 +25,44 @@ export interface BundleAnchor {
   readonly signature: string;
 }
 
+/** `checkpointLog.anchor` of a bundle: where the checkpoint log's root was committed. */
+export interface CheckpointLogAnchor {
+  readonly cluster: string;
+  readonly programId: string;
+  /** The checkpoint log account (PDA `["checkpoint-log", authority]`), base58. */
+  readonly account: string;
+  /** The checkpoint log size committed. */
+  readonly size: number;
+  /** The account's nonce after that commit. */
+  readonly nonce: number;
+  /** The commit transaction's signature, base58. */
+  readonly signature: string;
+  /** The slot it landed in, or null when not recorded. */
+  readonly slot: number | null;
+}
+
+/**
+ * `checkpointLog` of a bundle (docs/protocol.md §13.5 "The checkpoint log"): the signed user
+ * checkpoint covering the memory, and that checkpoint's entry in the anchored checkpoint log.
+ */
+export interface CheckpointLogProof {
+  /** The entry: the user checkpoint's note text (origin, size, base64 root lines). */
+  readonly entry: string;
+  /** The same note signed by the log key (C2SP signed note). */
+  readonly userCheckpoint: string;
+  /** The memory's audit path to the user checkpoint's root, lowercase hex. */
+  readonly userInclusionProof: readonly string[];
+  /** The entry's index in the checkpoint log. */
+  readonly leafIndex: number;
+  /** The checkpoint log size the proof is cut at. */
+  readonly treeSize: number;
+  /** The checkpoint log's root at `treeSize`, lowercase hex. */
+  readonly rootHash: string;
+  /** The entry's audit path to `rootHash`, lowercase hex. */
+  readonly inclusionProof: readonly string[];
+  readonly anchor: CheckpointLogAnchor;
+}
+
 /** A proof bundle (docs/protocol.md §6). `checkpoint`, `inclusionProof`, `anchor` are null until anchored. */
 export interface ProofBundle {
   readonly memoryId: string;
@@ -37,6 +75,8 @@ export interface ProofBundle {
   readonly checkpoint: BundleCheckpoint | null;
   readonly inclusionProof: readonly string[] | null;
   readonly anchor: BundleAnchor | null;
+  /** The checkpoint-log path; null when none covers the memory yet (or the bundle predates it). */
+  readonly checkpointLog: CheckpointLogProof | null;
 }
 
 /** A bundle and the memory content that came with it (a grant's memory object), if any. */
@@ -148,6 +188,50 @@ function parseWriter(value: unknown): LeafWriter {
   );
 }
 
+function hexList(value: unknown, path: string): string[] {
+  if (!Array.isArray(value)) {
+    throw new BundleFormatError(path, "must be an array");
+  }
+  return value.map((node, i) => {
+    if (typeof node !== "string" || !HEX32.test(node)) {
+      throw new BundleFormatError(`${path}[${i}]`, "must be 64 lowercase hex characters");
+    }
+    return node;
+  });
+}
+
+function parseCheckpointLog(value: unknown): CheckpointLogProof | null {
+  if (value === null || value === undefined) {
+    return null;
+  }
+  if (!isObject(value)) {
+    throw new BundleFormatError("checkpointLog", "must be an object or null");
+  }
+  const anchor = value.anchor;
+  if (!isObject(anchor)) {
+    throw new BundleFormatError("checkpointLog.anchor", "must be an object");
+  }
+  const path = "checkpointLog.anchor.";
+  return {
+    entry: str(value, "entry", "checkpointLog."),
+    userCheckpoint: str(value, "userCheckpoint", "checkpointLog."),
+    userInclusionProof: hexList(value.userInclusionProof, "checkpointLog.userInclusionProof"),
+    leafIndex: int(value, "leafIndex", "checkpointLog."),
+    treeSize: int(value, "treeSize", "checkpointLog."),
+    rootHash: hex32(value, "rootHash", "checkpointLog."),
+    inclusionProof: hexList(value.inclusionProof, "checkpointLog.inclusionProof"),
+    anchor: {
+      cluster: str(anchor, "cluster", path),
+      programId: str(anchor, "programId", path),
+      account: str(anchor, "account", path),
+      size: int(anchor, "size", path),
+      nonce: int(anchor, "nonce", path),
+      signature: str(anchor, "signature", path),
+      slot: anchor.slot === null || anchor.slot === undefined ? null : int(anchor, "slot", path),
+    },
+  };
+}
+
 function parseBundle(value: Json): ProofBundle {
   const salt = str(value, "salt", "");
   if (!BASE64.test(salt)) {
@@ -166,18 +250,10 @@ function parseBundle(value: Json): ProofBundle {
       rootHash: hex32(value.checkpoint, "rootHash", "checkpoint."),
     };
   }
-  let inclusionProof: string[] | null = null;
-  if (value.inclusionProof !== null && value.inclusionProof !== undefined) {
-    if (!Array.isArray(value.inclusionProof)) {
-      throw new BundleFormatError("inclusionProof", "must be an array or null");
-    }
-    inclusionProof = value.inclusionProof.map((node, i) => {
-      if (typeof node !== "string" || !HEX32.test(node)) {
-        throw new BundleFormatError(`inclusionProof[${i}]`, "must be 64 lowercase hex characters");
-      }
-      return node;
-    });
-  }
+  const inclusionProof =
+    value.inclusionProof === null || value.inclusionProof === undefined
+      ? null
+      : hexList(value.inclusionProof, "inclusionProof");
   let anchor: BundleAnchor | null = null;
   if (value.anchor !== null && value.anchor !== undefined) {
     if (!isObject(value.anchor)) {
@@ -202,6 +278,7 @@ function parseBundle(value: Json): ProofBundle {
     checkpoint,
     inclusionProof,
     anchor,
+    checkpointLog: parseCheckpointLog(value.checkpointLog),
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * `svc-verify`: the auditor's command line over {@link verifyBundle} (docs/protocol.md §6.7
- * "Permissionless verification (`svc-verify`)"). With `--api <url>`, an old bundle (cut before the
+ * "Permissionless verification (`svc-verify`)"), through the owner's commitment account or the
+ * checkpoint log (`--log-key` pins the log keys, docs/protocol.md §13.1 "The log key"). With `--api <url>`, an old bundle (cut before the
  * service anchored again) is bridged to the on-chain root by the public consistency proof of `GET
  * <url>/owners/{owner}/consistency`, which is verified, not trusted (docs/protocol.md §6.3). Prints
  * `VERIFIED` or `NOT VERIFIED: <reason>` (then one explanatory line); exit status 0 verified, 1 not
@@ -9,23 +10,31 @@
  */
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { parseLogKeys } from "./log-keys.js";
 import { verifyBundle } from "./verify.js";
 
 /** Usage text printed on a usage error and for `--help`. */
 export const USAGE = `usage: svc-verify --rpc <url> [--program-id <base58>] [--content <file>]
-                  [--authority <base58>] [--api <url>] [--json] [<bundle.json> | -]
+                  [--authority <base58>] [--log-key <vkey>]... [--api <url>] [--json]
+                  [<bundle.json> | -]
 
 Verifies a memory's proof bundle (GET /memories/:id/proof, or a capability grant's memory with a
-nested "proof") against the commitment account read from the chain RPC <url>. Reads the bundle
-from the file, or from standard input when the file is "-" or omitted.
+nested "proof") against the chain RPC <url>: through the owner's commitment account, or, for a
+memory only the checkpoint log covers, through the signed user checkpoint, its entry in the
+checkpoint log and the checkpoint log account. Reads the bundle from the file, or from standard
+input when the file is "-" or omitted.
   --rpc         Solana JSON-RPC endpoint you trust (required)
   --program-id  commitment program id (default: the bundle's anchor.programId)
   --content     file holding the memory's plaintext (UTF-8), checked against the leaf
-  --authority   expected authority of the commitment account
+  --authority   expected authority of the commitment account (and of the checkpoint log account)
+  --log-key     a trusted log verifier key <LOG_ORIGIN>+<key id>+<base64 key> for signed user
+                checkpoints; repeat it to pin several (key rotation). Without it, the logKeys of
+                GET <api>/info are used when --api is given (a convenience: it trusts the API)
   --api         the memory API's base URL: an old bundle (the chain has anchored more since) is
-                bridged by the public consistency proof GET <url>/owners/{owner}/consistency,
-                checked against the bundle's root and the on-chain root (no credential needed;
-                without --api such a bundle is NOT VERIFIED: stale_checkpoint)
+                bridged by the public consistency proof GET <url>/owners/{owner}/consistency
+                (GET <url>/tlog/consistency for the checkpoint log), checked against the
+                bundle's root and the on-chain root (no credential needed; without --api such a
+                bundle is NOT VERIFIED: stale_checkpoint)
   --json        print the full result as JSON
 Exit status: 0 VERIFIED, 1 NOT VERIFIED, 2 usage error.`;
 
@@ -86,6 +95,14 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
       `--api must be an absolute http(s) URL, got ${JSON.stringify(values.api)}`,
     );
   }
+  const logKeys = values["log-key"];
+  if (logKeys !== undefined) {
+    try {
+      parseLogKeys(logKeys);
+    } catch (error) {
+      return usageError(io, `--log-key: ${(error as Error).message}`);
+    }
+  }
   const source = positionals[0] ?? "-";
   let input: unknown;
   let content: string | undefined;
@@ -103,6 +120,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     ...(values["program-id"] !== undefined ? { programId: values["program-id"] } : {}),
     ...(values.authority !== undefined ? { authority: values.authority } : {}),
     ...(values.api !== undefined ? { apiUrl: values.api } : {}),
+    ...(logKeys !== undefined ? { logKeys } : {}),
     ...(content !== undefined ? { content } : {}),
   });
   if (values.json) {
@@ -134,6 +152,7 @@ function parse(argv: readonly string[]) {
       content: { type: "string" },
       authority: { type: "string" },
       api: { type: "string" },
+      "log-key": { type: "string", multiple: true },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

@@ -48,10 +48,11 @@ export interface ConsistencyFetcherOptions {
 }
 
 /**
- * `apiUrl` as a base for relative paths (a trailing slash added, query and fragment dropped).
+ * `apiUrl` as a base for relative paths (a trailing slash added, query and fragment dropped), for
+ * `GET /info` and the public proof routes under it.
  * @throws TypeError when `apiUrl` is not an absolute http: or https: URL.
  */
-function apiBase(apiUrl: string): URL {
+export function apiBase(apiUrl: string): URL {
   let base: URL;
   try {
     base = new URL(apiUrl.endsWith("/") ? apiUrl : `${apiUrl}/`);
@@ -83,6 +84,46 @@ function urlUnder(base: URL, request: ConsistencyRequest): string {
 }
 
 /**
+ * One GET of `url` expecting JSON, no credential (`fetch` and `timeoutMs` of `options` apply).
+ * @returns the parsed body of a 2xx answer.
+ * @throws ConsistencyFetchError when the request fails, times out, answers a non-2xx status or a
+ *   body that is not JSON.
+ */
+export async function getJson(
+  url: string,
+  options: ConsistencyFetcherOptions = {},
+): Promise<unknown> {
+  const fetchImpl = options.fetch ?? fetch;
+  let res: Response;
+  try {
+    res = await fetchImpl(url, {
+      method: "GET",
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+    });
+  } catch (error) {
+    throw new ConsistencyFetchError(`API request failed: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch (error) {
+    throw new ConsistencyFetchError(`API answered HTTP ${res.status} without JSON`, {
+      cause: error,
+    });
+  }
+  if (!res.ok) {
+    const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
+    throw new ConsistencyFetchError(
+      `API answered HTTP ${res.status}${typeof code === "string" ? ` ${code}` : ""}`,
+    );
+  }
+  return body;
+}
+
+/**
  * A {@link FetchConsistency} over the memory API's public route
  * `GET {apiUrl}/owners/{owner}/consistency?from=M&to=N` (docs/protocol.md §6.3): one GET, no
  * credential, JSON answer `{ owner, from, to, fromRoot, toRoot, proof }`.
@@ -101,36 +142,41 @@ export function consistencyFetcher(
   options: ConsistencyFetcherOptions = {},
 ): FetchConsistency {
   const base = apiBase(apiUrl);
-  return async (request) => {
-    const fetchImpl = options.fetch ?? fetch;
-    const url = urlUnder(base, request);
-    let res: Response;
-    try {
-      res = await fetchImpl(url, {
-        method: "GET",
-        headers: { accept: "application/json" },
-        signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
-      });
-    } catch (error) {
-      throw new ConsistencyFetchError(`API request failed: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    let body: unknown;
-    try {
-      body = await res.json();
-    } catch (error) {
-      throw new ConsistencyFetchError(`API answered HTTP ${res.status} without JSON`, {
-        cause: error,
-      });
-    }
-    if (!res.ok) {
-      const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
-      throw new ConsistencyFetchError(
-        `API answered HTTP ${res.status}${typeof code === "string" ? ` ${code}` : ""}`,
-      );
-    }
-    return body;
+  return (request) => getJson(urlUnder(base, request), options);
+}
+
+/** What a {@link FetchLogConsistency} is asked for: PROOF(from, D[to]) of the checkpoint log. */
+export interface LogConsistencyRequest {
+  /** The bundle's checkpoint log size (≥ 1). */
+  readonly from: number;
+  /** The checkpoint log account's size (> from). */
+  readonly to: number;
+}
+
+/**
+ * Obtains a consistency proof of the checkpoint log (docs/protocol.md §13.5 "The checkpoint
+ * log"), e.g. from `GET /tlog/consistency` ({@link logConsistencyFetcher}); only the answer's
+ * `proof` is used. A rejection is `consistency_unavailable`, as for {@link FetchConsistency}.
+ */
+export type FetchLogConsistency = (request: LogConsistencyRequest) => Promise<unknown>;
+
+/**
+ * A {@link FetchLogConsistency} over the memory API's public route
+ * `GET {apiUrl}/tlog/consistency?from=M&to=N` (the JSON shape of `/owners/{owner}/consistency`,
+ * docs/protocol.md §6.3 "Consistency proof (RFC 9162 §2.1.4)").
+ * @throws TypeError (immediately) when `apiUrl` is not an absolute http(s) URL. The returned
+ *   function rejects with ConsistencyFetchError as {@link consistencyFetcher}'s does.
+ */
+export function logConsistencyFetcher(
+  apiUrl: string,
+  options: ConsistencyFetcherOptions = {},
+): FetchLogConsistency {
+  const base = apiBase(apiUrl);
+  return (request) => {
+    const url = new URL("tlog/consistency", base);
+    url.searchParams.set("from", String(request.from));
+    url.searchParams.set("to", String(request.to));
+    return getJson(url.toString(), options);
   };
 }
 

@@ -1,11 +1,16 @@
 /**
  * Third-party verification of a memory (docs/protocol.md §6 "Proofs and verification";
  * docs/protocol.md §6.7 "Permissionless verification (`svc-verify`)"): recompute the leaf from its
- * data (and the content, when given), read the owner's commitment account from a chain RPC chosen
- * by the verifier, and check the RFC 9162 §2.1.3.2 inclusion proof against the ON-CHAIN root and
- * memory count. Nothing is taken from the memory API except the bundle itself, and, for a bundle
- * cut at an older anchored size than the chain's, an RFC 9162 §2.1.4 consistency proof that is
- * verified against the bundle's root and the ON-CHAIN root (never trusted; docs/protocol.md §6.3).
+ * data (and the content, when given), then check it through whichever anchoring covers it:
+ * - the **account path**: read the owner's commitment account from a chain RPC chosen by the
+ *   verifier and check the RFC 9162 §2.1.3.2 inclusion proof against the ON-CHAIN root and
+ *   memory count (an older bundle bridged by a verified RFC 9162 §2.1.4 consistency proof,
+ *   docs/protocol.md §6.3);
+ * - the **checkpoint-log path** (docs/protocol.md §13.5 "The checkpoint log"): the signed user
+ *   checkpoint opened with pinned log keys, its entry in the checkpoint log, and that log's root
+ *   read from the authority's checkpoint log account ({@link verifyThroughCheckpointLog}).
+ * Nothing is taken from the memory API except the bundle itself, consistency proofs (verified,
+ * never trusted) and, when no log key is pinned, the `logKeys` of `GET /info`.
  * @module
  */
 import {
@@ -15,87 +20,28 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from "@verifiable-memory/merkle-log";
+import type { NoteVerifier } from "@verifiable-memory/signed-note";
 import {
   ChainReadError,
   commitmentAddress,
   InvalidAccountError,
-  type OnChainCommitment,
   type ReadAccountOptions,
   readCommitmentAccount,
 } from "./account.js";
 import { base64Bytes } from "./base64.js";
 import { BundleFormatError, type ProofBundle, parseInput } from "./bundle.js";
-import { consistencyFetcher, type FetchConsistency, proofOfAnswer } from "./consistency.js";
+import {
+  type ConsistencyFetcherOptions,
+  consistencyFetcher,
+  type FetchConsistency,
+  type FetchLogConsistency,
+  logConsistencyFetcher,
+  proofOfAnswer,
+} from "./consistency.js";
 import { contentHashOf, leafHashOf } from "./leaf.js";
-
-/**
- * Why a bundle did not verify:
- * - `malformed_bundle`: the input is not a proof bundle;
- * - `not_anchored`: the bundle has no anchored checkpoint yet;
- * - `leaf_mismatch`: the leaf data does not hash to the bundle's leaf hash, or names another
- *   memory;
- * - `content_mismatch`: SHA-256(salt ‖ content) differs from the leaf's contentHash;
- * - `account_mismatch`: the bundle's account is not the owner's PDA under the program id used
- *   (a wrong or foreign program id);
- * - `account_not_found`: no commitment account at the PDA;
- * - `invalid_account`: the account is not a commitment account of that program, or is another
- *   owner's;
- * - `authority_mismatch`: the account's authority is not the expected one (`authority` option);
- * - `stale_checkpoint`: the bundle's checkpoint is older than the on-chain tip and no
- *   `apiUrl` / `fetchConsistency` was given to bridge it (fetch a fresh bundle, or give one);
- * - `consistency_invalid`: the bundle's checkpoint is older than the on-chain tip and the
- *   consistency proof obtained does not show that the on-chain tree extends the bundle's (RFC
- *   9162 §2.1.4.2), or the answer carries no well-formed proof;
- * - `consistency_unavailable`: the bundle's checkpoint is older than the on-chain tip and no
- *   consistency proof could be obtained (API unreachable, non-2xx answer such as 404 or 429) —
- *   the result is unknown, not negative;
- * - `checkpoint_mismatch`: the bundle's checkpoint differs from the on-chain commitment at the
- *   same or a larger size (the API served a root the chain never held);
- * - `proof_invalid`: the inclusion proof does not lead to the on-chain root;
- * - `chain_unavailable`: the RPC could not be read — the result is unknown, not negative.
- */
-export type VerifyReason =
-  | "malformed_bundle"
-  | "not_anchored"
-  | "leaf_mismatch"
-  | "content_mismatch"
-  | "account_mismatch"
-  | "account_not_found"
-  | "invalid_account"
-  | "authority_mismatch"
-  | "stale_checkpoint"
-  | "consistency_invalid"
-  | "consistency_unavailable"
-  | "checkpoint_mismatch"
-  | "proof_invalid"
-  | "chain_unavailable";
-
-/**
- * The checks of {@link verifyBundle}, in the order it makes them (docs/verification.md):
- * `bundle` (the input's shape), `anchored`, `leaf` (leaf hash recomputed), `content` (content
- * hash, when content is given), `account` (the owner's PDA), `chain` (the account read from the
- * RPC: present, the program's, the owner's), `authority` (when pinned), `checkpoint` (the
- * bundle's checkpoint against the on-chain commitment), `inclusion` (the inclusion proof to the
- * root), `consistency` (an old bundle's bridge to the on-chain root).
- */
-export type VerifyCheckName =
-  | "bundle"
-  | "anchored"
-  | "leaf"
-  | "content"
-  | "account"
-  | "chain"
-  | "authority"
-  | "checkpoint"
-  | "inclusion"
-  | "consistency";
-
-/** One check {@link verifyBundle} made: passed or not, and what it compared, in one sentence. */
-export interface VerifyCheck {
-  readonly check: VerifyCheckName;
-  readonly passed: boolean;
-  readonly detail: string;
-}
+import { logKeysFromInfo, parseLogKeys } from "./log-keys.js";
+import { verifyThroughCheckpointLog } from "./log-path.js";
+import { CheckLog, type VerifyResult } from "./result.js";
 
 /** Options of {@link verifyBundle}. */
 export interface VerifyOptions extends ReadAccountOptions {
@@ -105,123 +51,76 @@ export interface VerifyOptions extends ReadAccountOptions {
   readonly programId?: string;
   /** The memory's plaintext; default the input's own `content` when present. */
   readonly content?: string;
-  /** Expected authority of the commitment account, base58 (see docs: first-initializer caveat). */
+  /**
+   * Expected authority, base58: of the owner's commitment account (account path), and whose
+   * checkpoint log account it must be (checkpoint-log path). See docs: first-initializer caveat.
+   */
   readonly authority?: string;
   /**
-   * The memory API's base URL. When the bundle's checkpoint is older than the on-chain tip, the
-   * consistency proof between the two sizes is fetched from its public route
-   * `GET /owners/{owner}/consistency` (no credential; `fetch` and `timeoutMs` apply) and verified
-   * against the bundle's root and the on-chain root. Without it (or `fetchConsistency`) such a
-   * bundle is `stale_checkpoint`.
+   * Trusted log verifier keys (`<LOG_ORIGIN>+<key id>+<base64 key>`, docs/protocol.md §13.1), for
+   * the checkpoint-log path; several during a key rotation. Without them, the `logKeys` of
+   * `GET {apiUrl}/info` are used when `apiUrl` is given (a convenience: it trusts the API).
+   */
+  readonly logKeys?: readonly string[];
+  /**
+   * The memory API's base URL. An older checkpoint is bridged by a consistency proof from its
+   * public routes (`GET /owners/{owner}/consistency` for the account path, `GET /tlog/consistency`
+   * for the checkpoint-log path; no credential; `fetch` and `timeoutMs` apply), verified against
+   * the bundle's root and the on-chain root. Without it (or the fetchers) such a bundle is
+   * `stale_checkpoint`.
    */
   readonly apiUrl?: string;
-  /** Obtains the consistency proof instead of `apiUrl` (takes precedence over it). */
+  /** Obtains the owner's consistency proof instead of `apiUrl` (takes precedence over it). */
   readonly fetchConsistency?: FetchConsistency;
+  /** Obtains the checkpoint log's consistency proof instead of `apiUrl` (takes precedence). */
+  readonly fetchLogConsistency?: FetchLogConsistency;
 }
 
-/**
- * How an old bundle was bridged to the on-chain root: the RFC 9162 §2.1.4 consistency proof from
- * the bundle's checkpoint size `from` (root = `checkpoint.rootHash`) to the on-chain
- * `memoryCount` `to` (root = `onChain.root`), as verified.
- */
-export interface ConsistencyBridge {
-  readonly from: number;
-  readonly to: number;
-  /** PROOF(from, D[to]), lowercase hex. */
-  readonly proof: readonly string[];
-}
-
-/** Result of {@link verifyBundle}. */
-export interface VerifyResult {
-  readonly verified: boolean;
-  /** Null exactly when verified. */
-  readonly reason: VerifyReason | null;
-  /** One human-readable sentence. */
-  readonly message: string;
-  /** What was read from the chain (null when the chain was not, or could not be, read). */
-  readonly onChain: OnChainCommitment | null;
-  /** True when the memory's content was checked against the leaf as well. */
-  readonly contentChecked: boolean;
-  /**
-   * Set when verified through a consistency proof: the bundle's checkpoint was older than the
-   * on-chain tip, and the on-chain tree was proven to extend it. Null otherwise.
-   */
-  readonly bridged: ConsistencyBridge | null;
-  /**
-   * Every check made, in order (for a display that shows each step): all passed when verified;
-   * otherwise the last one failed, with the reason's message as its detail. A reason that is
-   * not a check's verdict (`chain_unavailable`, `consistency_unavailable`) ends with that check
-   * failed too: its result is unknown, as the reason says.
-   */
-  readonly checks: readonly VerifyCheck[];
-}
-
-/** The checks made so far by one {@link verifyBundle} run. */
-class CheckLog {
-  readonly checks: VerifyCheck[] = [];
-
-  /** Records `check` as passed. */
-  pass(check: VerifyCheckName, detail: string): void {
-    this.checks.push({ check, passed: true, detail });
-  }
-
-  /** Records `check` as failed and returns the failed result. */
-  fail(
-    check: VerifyCheckName,
-    reason: VerifyReason,
-    message: string,
-    onChain: OnChainCommitment | null = null,
-    contentChecked = false,
-  ): VerifyResult {
-    this.checks.push({ check, passed: false, detail: message });
-    return {
-      verified: false,
-      reason,
-      message,
-      onChain,
-      contentChecked,
-      bridged: null,
-      checks: this.checks,
-    };
-  }
-}
-
-/** The consistency-proof source of `options`: `fetchConsistency`, else one over `apiUrl`. */
-function fetcherOf(options: VerifyOptions): FetchConsistency | null {
-  if (options.fetchConsistency !== undefined) {
-    return options.fetchConsistency;
-  }
-  if (options.apiUrl === undefined) {
-    return null;
-  }
-  return consistencyFetcher(options.apiUrl, {
+function fetchOptions(options: VerifyOptions): ConsistencyFetcherOptions {
+  return {
     ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-  });
+  };
+}
+
+/** The trusted log keys: pinned, else those of `GET /info`, else why there are none. */
+async function logKeysOf(
+  options: VerifyOptions,
+  pinned: NoteVerifier[] | null,
+): Promise<NoteVerifier[] | { unavailable: string }> {
+  if (pinned !== null) {
+    return pinned;
+  }
+  if (options.apiUrl === undefined) {
+    return { unavailable: "pin the log's verifier keys (--log-key), or give the API's URL" };
+  }
+  try {
+    return parseLogKeys(await logKeysFromInfo(options.apiUrl, fetchOptions(options)));
+  } catch (error) {
+    return { unavailable: `GET /info gave none: ${(error as Error).message}` };
+  }
 }
 
 /**
  * Verifies a proof bundle (or a grant's memory object with a nested `proof`) against the chain.
- * Checks in order: bundle shape; anchored; leaf hash = SHA-256(0x00 ‖ RFC 8785(leafData)) and
- * leafData.memoryId = memoryId; content hash (when content is given); the owner's PDA under the
- * program id equals `anchor.account`; the account read from `rpcUrl` exists, is owned by the
- * program, is a commitment account of that owner, and (when given) has the expected authority;
- * the bundle's checkpoint equals the on-chain (memoryCount, root); the inclusion proof of
- * leafIndex in a tree of memoryCount leaves yields the on-chain root.
+ * Common checks: bundle shape (`malformed_bundle`); a path covers the memory (`not_anchored`);
+ * leaf hash = SHA-256(0x00 ‖ RFC 8785(leafData)) and leafData.memoryId = memoryId
+ * (`leaf_mismatch`); content hash when content is given (`content_mismatch`).
  *
- * An OLD bundle — checkpoint (M, rootM) with M < the on-chain memoryCount N — is bridged when
- * `apiUrl` or `fetchConsistency` is given (docs/protocol.md §6.3): the inclusion proof of
- * leafIndex must yield rootM in a tree of M leaves (RFC 9162 §2.1.3.2, else `proof_invalid`),
- * then PROOF(M, D[N]) is obtained for the bundle's owner and verified between (M, rootM) and
- * (N, the ON-CHAIN root) (RFC 9162 §2.1.4.2, else `consistency_invalid`; not obtainable:
- * `consistency_unavailable`). The answer's own roots are ignored. Verified that way, the result's
- * `bridged` is `{ from: M, to: N, proof }`. Without either option such a bundle is
- * `stale_checkpoint`. A bundle NEWER than the chain (M > N) is `checkpoint_mismatch`.
- * @returns `{ verified, reason, message, onChain, contentChecked, bridged, checks }`; never throws for a
- *   bad bundle, an unreachable chain or API (reasons `malformed_bundle`, `chain_unavailable`,
- *   `consistency_unavailable`).
- * @throws TypeError when `options.rpcUrl` is not a string, or `options.apiUrl` is not an
- *   absolute http(s) URL.
+ * The account path, taken when `anchored` is true: the owner's PDA under the program id equals
+ * `anchor.account`; the account read from `rpcUrl` exists, is the program's, commits that owner
+ * and (when given) has the expected authority; the bundle's checkpoint equals the on-chain
+ * (memoryCount, root); the inclusion proof of leafIndex yields the on-chain root. An OLD bundle
+ * (checkpoint size M < the on-chain N) is bridged when `apiUrl` or `fetchConsistency` is given
+ * (docs/protocol.md §6.3), else `stale_checkpoint`; a bundle newer than the chain is
+ * `checkpoint_mismatch`.
+ *
+ * The checkpoint-log path, taken when `anchored` is false and `checkpointLog` is present
+ * (docs/protocol.md §13.5 "The checkpoint log"): see {@link verifyThroughCheckpointLog}.
+ * @returns `{ verified, reason, message, path, onChain, checkpointLog, logKey, contentChecked,
+ *   bridged, checks }`; never throws for a bad bundle, an unreachable chain or API.
+ * @throws TypeError when `options.rpcUrl` is not a string, `options.apiUrl` is not an absolute
+ *   http(s) URL, or a `logKeys` entry is not a verifier key.
  * @example const r = await verifyBundle(JSON.parse(text), { rpcUrl: "https://api.devnet.solana.com" });
  * @example const old = await verifyBundle(saved, { rpcUrl, apiUrl: "https://memory.example.com" });
  */
@@ -229,7 +128,17 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
   if (typeof options.rpcUrl !== "string" || options.rpcUrl.length === 0) {
     throw new TypeError("options.rpcUrl must be a non-empty string");
   }
-  const fetchConsistency = fetcherOf(options);
+  const fetchConsistency =
+    options.fetchConsistency ??
+    (options.apiUrl === undefined
+      ? null
+      : consistencyFetcher(options.apiUrl, fetchOptions(options)));
+  const fetchLogConsistency =
+    options.fetchLogConsistency ??
+    (options.apiUrl === undefined
+      ? null
+      : logConsistencyFetcher(options.apiUrl, fetchOptions(options)));
+  const pinned = options.logKeys === undefined ? null : parseLogKeys(options.logKeys);
   const log = new CheckLog();
   let parsed: ReturnType<typeof parseInput>;
   try {
@@ -244,17 +153,30 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
   const content = options.content ?? parsed.content;
   log.pass("bundle", `a proof bundle of memory ${bundle.memoryId}, leaf ${bundle.leafIndex}`);
 
-  if (!bundle.anchored || !bundle.checkpoint || !bundle.inclusionProof || !bundle.anchor) {
+  const onAccount =
+    bundle.anchored &&
+    bundle.checkpoint !== null &&
+    bundle.inclusionProof !== null &&
+    bundle.anchor !== null;
+  if (onAccount) {
+    log.path = "account";
+    log.pass(
+      "anchored",
+      `cut at the owner's anchored checkpoint of size ${bundle.checkpoint?.treeSize} (transaction ${bundle.anchor?.signature})`,
+    );
+  } else if (bundle.checkpointLog !== null) {
+    log.path = "checkpoint_log";
+    log.pass(
+      "anchored",
+      `covered by entry ${bundle.checkpointLog.leafIndex} of the checkpoint log of size ${bundle.checkpointLog.treeSize} (transaction ${bundle.checkpointLog.anchor.signature})`,
+    );
+  } else {
     return log.fail(
       "anchored",
       "not_anchored",
       "the memory is not covered by an anchored checkpoint yet",
     );
   }
-  log.pass(
-    "anchored",
-    `cut at the anchored checkpoint of size ${bundle.checkpoint.treeSize} (transaction ${bundle.anchor.signature})`,
-  );
   const leafHash = leafHashOf(bundle.leafData);
   if (toHex(leafHash) !== bundle.leafHash || bundle.leafData.memoryId !== bundle.memoryId) {
     return log.fail(
@@ -264,7 +186,6 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
     );
   }
   log.pass("leaf", `SHA-256(0x00 ‖ RFC 8785(leafData)) = ${bundle.leafHash}`);
-  const contentChecked = content !== null;
   if (content !== null) {
     const salt = base64Bytes(bundle.salt);
     if (contentHashOf(salt, content) !== bundle.leafData.contentHash) {
@@ -274,10 +195,38 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
         "SHA-256(salt ‖ content) differs from the leaf's contentHash",
       );
     }
+    log.contentChecked = true;
     log.pass("content", `SHA-256(salt ‖ content) = ${bundle.leafData.contentHash}`);
   }
+  if (!onAccount && bundle.checkpointLog !== null) {
+    return verifyThroughCheckpointLog({
+      log,
+      proof: bundle.checkpointLog,
+      owner: bundle.leafData.owner,
+      leafIndex: bundle.leafIndex,
+      leafHash,
+      rpcUrl: options.rpcUrl,
+      readOptions: options,
+      programId: options.programId,
+      authority: options.authority,
+      keys: await logKeysOf(options, pinned),
+      fetchLogConsistency,
+    });
+  }
+  return throughAccount(log, bundle, leafHash, options, fetchConsistency);
+}
 
-  const programId = options.programId ?? bundle.anchor.programId;
+/** The account path of {@link verifyBundle}, after the common checks. */
+async function throughAccount(
+  log: CheckLog,
+  bundle: ProofBundle,
+  leafHash: Uint8Array,
+  options: VerifyOptions,
+  fetchConsistency: FetchConsistency | null,
+): Promise<VerifyResult> {
+  const anchor = bundle.anchor as NonNullable<ProofBundle["anchor"]>;
+  const checkpoint = bundle.checkpoint as NonNullable<ProofBundle["checkpoint"]>;
+  const programId = options.programId ?? anchor.programId;
   let account: string;
   try {
     account = commitmentAddress(bundle.leafData.owner, programId);
@@ -288,18 +237,17 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
       "the owner or the program id is not a base58 public key",
     );
   }
-  if (account !== bundle.anchor.account) {
+  if (account !== anchor.account) {
     return log.fail(
       "account",
       "account_mismatch",
-      `the owner's commitment PDA under program ${programId} is ${account}, not ${bundle.anchor.account}`,
+      `the owner's commitment PDA under program ${programId} is ${account}, not ${anchor.account}`,
     );
   }
   log.pass("account", `the owner's commitment PDA under program ${programId} is ${account}`);
 
-  let onChain: OnChainCommitment | null;
   try {
-    onChain = await readCommitmentAccount(options.rpcUrl, account, programId, options);
+    log.onChain = await readCommitmentAccount(options.rpcUrl, account, programId, options);
   } catch (error) {
     if (error instanceof ChainReadError) {
       return log.fail("chain", "chain_unavailable", `could not read the chain: ${error.message}`);
@@ -309,16 +257,12 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
     }
     throw error;
   }
+  const onChain = log.onChain;
   if (onChain === null) {
     return log.fail("chain", "account_not_found", `no commitment account at ${account}`);
   }
   if (onChain.owner !== bundle.leafData.owner) {
-    return log.fail(
-      "chain",
-      "invalid_account",
-      `the account commits ${onChain.owner}'s log`,
-      onChain,
-    );
+    return log.fail("chain", "invalid_account", `the account commits ${onChain.owner}'s log`);
   }
   log.pass(
     "chain",
@@ -330,113 +274,100 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
         "authority",
         "authority_mismatch",
         `the account's authority is ${onChain.authority}, not ${options.authority}`,
-        onChain,
       );
     }
     log.pass("authority", `the account's authority is ${onChain.authority}`);
   }
 
-  const { treeSize, rootHash } = bundle.checkpoint;
+  const { treeSize, rootHash } = checkpoint;
   if (treeSize < onChain.memoryCount) {
     if (fetchConsistency === null) {
       return log.fail(
         "checkpoint",
         "stale_checkpoint",
         `the bundle's checkpoint (size ${treeSize}) is older than the on-chain tip (size ${onChain.memoryCount}); fetch a fresh proof, or give the API's URL to bridge it with a consistency proof`,
-        onChain,
-        contentChecked,
       );
     }
     log.pass(
       "checkpoint",
       `the bundle's checkpoint (size ${treeSize}) is older than the on-chain tip (size ${onChain.memoryCount}): bridged by a consistency proof`,
     );
-    return bridge(log, bundle, leafHash, onChain, fetchConsistency, contentChecked);
+    return bridge(log, bundle, leafHash, fetchConsistency);
   }
   if (treeSize !== onChain.memoryCount || rootHash !== onChain.root) {
     return log.fail(
       "checkpoint",
       "checkpoint_mismatch",
       `the bundle's checkpoint (size ${treeSize}, root ${rootHash}) is not the on-chain commitment (size ${onChain.memoryCount}, root ${onChain.root})`,
-      onChain,
-      contentChecked,
     );
   }
   log.pass("checkpoint", `the bundle's checkpoint is the on-chain commitment (size ${treeSize})`);
-
-  try {
-    verifyInclusion(
-      bundle.leafIndex,
-      onChain.memoryCount,
-      leafHash,
-      bundle.inclusionProof.map((node) => fromHex(node)),
-      fromHex(onChain.root),
+  const failure = inclusionFails(bundle, leafHash, onChain.memoryCount, fromHex(onChain.root));
+  if (failure !== null) {
+    return log.fail(
+      "inclusion",
+      "proof_invalid",
+      `the inclusion proof does not lead to the on-chain root (${failure})`,
     );
-  } catch (error) {
-    if (error instanceof ProofError) {
-      return log.fail(
-        "inclusion",
-        "proof_invalid",
-        `the inclusion proof does not lead to the on-chain root (${error.reason})`,
-        onChain,
-        contentChecked,
-      );
-    }
-    throw error;
   }
   log.pass(
     "inclusion",
-    `the inclusion proof of leaf ${bundle.leafIndex} (${bundle.inclusionProof.length} nodes) leads to the on-chain root`,
+    `the inclusion proof of leaf ${bundle.leafIndex} (${bundle.inclusionProof?.length} nodes) leads to the on-chain root`,
   );
-  return {
-    verified: true,
-    reason: null,
-    message: `leaf ${bundle.leafIndex} is included in the tree of ${onChain.memoryCount} leaves committed at ${account} (nonce ${onChain.nonce})`,
-    onChain,
-    contentChecked,
-    bridged: null,
-    checks: log.checks,
-  };
+  return log.verified(
+    `leaf ${bundle.leafIndex} is included in the tree of ${onChain.memoryCount} leaves committed at ${account} (nonce ${onChain.nonce})`,
+  );
+}
+
+/** The ProofError reason of the bundle's inclusion proof at `size` against `root`, or null. */
+function inclusionFails(
+  bundle: ProofBundle,
+  leafHash: Uint8Array,
+  size: number,
+  root: Uint8Array,
+): string | null {
+  try {
+    verifyInclusion(
+      bundle.leafIndex,
+      size,
+      leafHash,
+      (bundle.inclusionProof ?? []).map((node) => fromHex(node)),
+      root,
+    );
+    return null;
+  } catch (error) {
+    if (error instanceof ProofError) {
+      return error.reason;
+    }
+    throw error;
+  }
 }
 
 /**
- * The old-bundle path of {@link verifyBundle}: the bundle's checkpoint (M, rootM) is older than
- * the on-chain (N, rootN). Checks the inclusion proof against rootM at size M (RFC 9162
- * §2.1.3.2), then obtains PROOF(M, D[N]) for the bundle's owner and verifies it between
- * (M, rootM) and (N, rootN) (RFC 9162 §2.1.4.2). rootN is the one read from the chain; whatever
- * roots the answer reports are ignored.
+ * The old-bundle path of the account path: the bundle's checkpoint (M, rootM) is older than the
+ * on-chain (N, rootN). Checks the inclusion proof against rootM at size M (RFC 9162 §2.1.3.2),
+ * then obtains PROOF(M, D[N]) for the bundle's owner and verifies it between (M, rootM) and
+ * (N, rootN) (RFC 9162 §2.1.4.2). rootN is the one read from the chain; whatever roots the answer
+ * reports are ignored.
  */
 async function bridge(
   log: CheckLog,
   bundle: ProofBundle,
   leafHash: Uint8Array,
-  onChain: OnChainCommitment,
   fetchConsistency: FetchConsistency,
-  contentChecked: boolean,
 ): Promise<VerifyResult> {
+  const onChain = log.onChain as NonNullable<CheckLog["onChain"]>;
   const checkpoint = bundle.checkpoint as NonNullable<ProofBundle["checkpoint"]>;
   const from = checkpoint.treeSize;
   const to = onChain.memoryCount;
   const oldRoot = fromHex(checkpoint.rootHash);
-  try {
-    verifyInclusion(
-      bundle.leafIndex,
-      from,
-      leafHash,
-      (bundle.inclusionProof ?? []).map((node) => fromHex(node)),
-      oldRoot,
+  const failure = inclusionFails(bundle, leafHash, from, oldRoot);
+  if (failure !== null) {
+    return log.fail(
+      "inclusion",
+      "proof_invalid",
+      `the inclusion proof does not lead to the bundle's root at size ${from} (${failure})`,
     );
-  } catch (error) {
-    if (error instanceof ProofError) {
-      return log.fail(
-        "inclusion",
-        "proof_invalid",
-        `the inclusion proof does not lead to the bundle's root at size ${from} (${error.reason})`,
-        onChain,
-        contentChecked,
-      );
-    }
-    throw error;
   }
   log.pass(
     "inclusion",
@@ -452,8 +383,6 @@ async function bridge(
       "consistency",
       "consistency_unavailable",
       `the bundle's checkpoint (size ${from}) is older than the on-chain tip (size ${to}) and no consistency proof could be obtained: ${detail}`,
-      onChain,
-      contentChecked,
     );
   }
   const proof = proofOfAnswer(answer);
@@ -462,8 +391,6 @@ async function bridge(
       "consistency",
       "consistency_invalid",
       "the consistency answer carries no proof of 64-lowercase-hex nodes",
-      onChain,
-      contentChecked,
     );
   }
   try {
@@ -480,8 +407,6 @@ async function bridge(
         "consistency",
         "consistency_invalid",
         `the consistency proof from size ${from} to ${to} does not link the bundle's root to the on-chain root (${error.reason})`,
-        onChain,
-        contentChecked,
       );
     }
     throw error;
@@ -490,13 +415,8 @@ async function bridge(
     "consistency",
     `the consistency proof ${from} → ${to} (${proof.length} nodes) links the bundle's root to the on-chain root`,
   );
-  return {
-    verified: true,
-    reason: null,
-    message: `leaf ${bundle.leafIndex} is included in the tree of ${from} leaves of the bundle's checkpoint, which the tree of ${to} leaves committed at ${onChain.account} (nonce ${onChain.nonce}) extends (consistency proof ${from} → ${to})`,
-    onChain,
-    contentChecked,
-    bridged: { from, to, proof },
-    checks: log.checks,
-  };
+  return log.verified(
+    `leaf ${bundle.leafIndex} is included in the tree of ${from} leaves of the bundle's checkpoint, which the tree of ${to} leaves committed at ${onChain.account} (nonce ${onChain.nonce}) extends (consistency proof ${from} → ${to})`,
+    { from, to, proof },
+  );
 }
