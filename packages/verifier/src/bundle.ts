@@ -76,7 +76,7 @@ export interface ProofBundle {
   readonly inclusionProof: readonly string[] | null;
   readonly anchor: BundleAnchor | null;
   /** The checkpoint-log path; null when none covers the memory yet (or the bundle predates it). */
-  readonly checkpointLog: CheckpointLogProof | null;
+  readonly checkpointLog?: CheckpointLogProof | null;
 }
 
 /** A bundle and the memory content that came with it (a grant's memory object), if any. */

@@ -164,7 +164,7 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
       "anchored",
       `cut at the owner's anchored checkpoint of size ${bundle.checkpoint?.treeSize} (transaction ${bundle.anchor?.signature})`,
     );
-  } else if (bundle.checkpointLog !== null) {
+  } else if (bundle.checkpointLog) {
     log.path = "checkpoint_log";
     log.pass(
       "anchored",
@@ -198,7 +198,7 @@ export async function verifyBundle(input: unknown, options: VerifyOptions): Prom
     log.contentChecked = true;
     log.pass("content", `SHA-256(salt ‖ content) = ${bundle.leafData.contentHash}`);
   }
-  if (!onAccount && bundle.checkpointLog !== null) {
+  if (!onAccount && bundle.checkpointLog) {
     return verifyThroughCheckpointLog({
       log,
       proof: bundle.checkpointLog,

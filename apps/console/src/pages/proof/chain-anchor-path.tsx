@@ -4,7 +4,9 @@
  * its data and the content, the owner's commitment account read from the chain's JSON-RPC at the
  * console's chain RPC (never from the memory API), the checkpoint compared with it, and the
  * inclusion path hashed up to its root (drawn). A bundle cut before the latest anchor is
- * "stale" until the API's public consistency proof, verified here too, bridges it.
+ * "stale" until the API's public consistency proof, verified here too, bridges it. A memory only
+ * the checkpoint log covers is checked through it (the signed user checkpoint opened with the
+ * keys of `GET /info`, its entry, and the checkpoint log account on chain; docs/protocol.md §13.5).
  * @module
  */
 import { useQuery } from "@tanstack/react-query";
@@ -29,6 +31,11 @@ const TITLES: Readonly<Record<VerifyCheck["check"], string>> = {
   checkpoint: "The proof's checkpoint is the one on chain",
   inclusion: "The inclusion path leads to the root",
   consistency: "The consistency proof links the proof's root to the chain's",
+  log_key: "A log key of the service is known",
+  note: "The user checkpoint is signed by the service's log key",
+  entry: "The checkpoint log entry is the signed user checkpoint",
+  log_inclusion: "The entry is in the checkpoint log",
+  log_checkpoint: "The proof's checkpoint log is the one on chain",
 };
 
 /** The checks of `bundle` against the chain, shown step by step. */
@@ -47,6 +54,8 @@ export function ChainAnchorPath(props: {
         programId: info.programId,
         ...(info.anchorAuthority === null ? {} : { authority: info.anchorAuthority }),
         ...(props.content === null ? {} : { content: props.content }),
+        // The service's log keys (GET /info) open a signed user checkpoint (checkpoint-log path).
+        logKeys: info.logKeys,
         ...(bridge ? { apiUrl: endpoints.apiUrl } : {}),
       }),
     staleTime: 0,
