@@ -29,7 +29,7 @@ import {
   createInitializeCheckpointLogInstruction,
   LOCAL_PROGRAM_ID,
 } from "@verifiable-memory/commitment-program";
-import { type LocalChain, startLocalChain } from "@verifiable-memory/local-chain";
+import { type LocalChain, startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import { signNote } from "@verifiable-memory/signed-note";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, type VerifyResult, verifyBundle } from "../src/index.js";
