@@ -84,7 +84,9 @@ function openUserCheckpoint(
     return { checkpoint, text: opened.text, vkey: key.vkey };
   } catch (error) {
     if (error instanceof NoteError) {
-      return log.fail("note", error.reason, `the signed user checkpoint: ${error.message}`);
+      // openNote and parseCheckpoint refuse with these two reasons only.
+      const reason = error.reason === "note_signature_invalid" ? error.reason : "note_malformed";
+      return log.fail("note", reason, `the signed user checkpoint: ${error.message}`);
     }
     throw error;
   }
