@@ -1,6 +1,7 @@
 /**
- * The strict JSON body scan of docs/protocol.md §1.2 "Requests" (`checkStrictJson`: duplicate keys,
- * exact metadata numbers) plus the validators' `JSON.parse`, beside `JSON.parse` alone on the same
+ * The strict JSON body scan of docs/protocol.md §1.2 "Requests" (`checkStrictJson` of both APIs'
+ * body middleware over memory-schemas' `findStrictJsonRefusal`: duplicate keys, exact metadata
+ * numbers) plus the validators' `JSON.parse`, beside `JSON.parse` alone on the same
  * text in the same run, on the body the memories bench's batch writes send (64 items of 200
  * characters) and on 64 items with metadata. The scan's cost per memory is what it adds to
  * `POST /memories/batch` (compare with core-api's CPU per write in docs/performance.md).

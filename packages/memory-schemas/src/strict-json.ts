@@ -122,6 +122,7 @@ export function findStrictJsonRefusal(source: string): StrictJsonRefusal | null 
   text = source;
   pos = 0;
   depth = 0;
+  keyTop = 0;
   nextBackslash = source.indexOf("\\");
   if (nextBackslash === -1) {
     nextBackslash = source.length;
@@ -239,23 +240,7 @@ function value(inMetadata: boolean): Offence | undefined {
     return offence;
   }
   if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
-    const start = pos;
-    let next = text.charCodeAt(++pos);
-    // Digits, sign, point and exponent: the number's grammar is JSON.parse's to check.
-    while (
-      (next >= 0x30 && next <= 0x39) ||
-      next === 0x2e ||
-      next === 0x65 ||
-      next === 0x45 ||
-      next === 0x2b ||
-      next === 0x2d
-    ) {
-      next = text.charCodeAt(++pos);
-    }
-    if (inMetadata && !isExactJsonNumber(text.slice(start, pos))) {
-      return new Offence(INEXACT_NUMBER_MESSAGE);
-    }
-    return undefined;
+    return number(inMetadata);
   }
   for (const literal of ["true", "false", "null"]) {
     if (text.startsWith(literal, pos)) {
@@ -266,6 +251,55 @@ function value(inMetadata: boolean): Offence | undefined {
   throw NOT_JSON;
 }
 
+/**
+ * Moves past the number at `pos` (its grammar is the parser's to check), testing it when it lies
+ * in metadata. A literal without an exponent and with at most 15 digits is exact without further
+ * work: any decimal of at most 15 significant digits reads back from the nearest double (IEEE 754
+ * binary64 carries 15 decimal digits), and without an exponent it is a normal number (at least
+ * 1e-15) or zero. Other literals go to {@link isExactJsonNumber}.
+ */
+function number(inMetadata: boolean): Offence | undefined {
+  const start = pos;
+  let digits = 0;
+  let exponent = false;
+  for (let code = text.charCodeAt(pos); ; code = text.charCodeAt(++pos)) {
+    if (code >= 0x30 && code <= 0x39) {
+      digits++;
+    } else if (code === 0x65 || code === 0x45) {
+      exponent = true;
+    } else if (code !== 0x2e && code !== 0x2d && code !== 0x2b) {
+      break;
+    }
+  }
+  if (inMetadata && (exponent || digits > 15) && !isExactJsonNumber(text.slice(start, pos))) {
+    return new Offence(INEXACT_NUMBER_MESSAGE);
+  }
+  return undefined;
+}
+
+/**
+ * The keys of the open objects, innermost last, as offsets into the text (opening quote to past
+ * the closing quote): an object compares a new key with its own entries (from its base up) and
+ * drops them when it closes, so checking keys allocates nothing until an object holds
+ * {@link MAX_LINEAR_KEYS} keys or an escaped key (then its keys go into a `Set` of strings).
+ */
+const keyStarts: number[] = [];
+const keyEnds: number[] = [];
+let keyTop = 0;
+
+/** The most keys of one object compared pairwise before a `Set` takes over. */
+const MAX_LINEAR_KEYS = 16;
+
+/** Whether the unescaped keys at `[a, a + length)` and `[b, b + length)` are the same text. */
+function sameText(a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) {
+    if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /** Moves past the object at `pos` (a `{`), checking its keys. */
 function object(inMetadata: boolean): Offence | undefined {
   pos++;
@@ -274,34 +308,38 @@ function object(inMetadata: boolean): Offence | undefined {
     pos++;
     return undefined;
   }
-  // The first key is kept as offsets; the keys are sliced once a second key arrives.
-  let firstStart = 0;
-  let firstEnd = 0;
-  let firstEscaped = false;
-  let keys: string[] | Set<string> | undefined;
-  for (let count = 0; ; count++) {
+  const base = keyTop;
+  let seen: Set<string> | undefined;
+  for (;;) {
     if (text.charCodeAt(pos) !== 0x22) {
       throw NOT_JSON;
     }
     const start = pos;
     const escaped = skipString();
-    let key: string | undefined;
-    if (count === 0) {
-      firstStart = start;
-      firstEnd = pos;
-      firstEscaped = escaped;
+    const end = pos;
+    if (seen === undefined && (escaped || keyTop - base >= MAX_LINEAR_KEYS)) {
+      seen = new Set();
+      for (let i = base; i < keyTop; i++) {
+        seen.add(keyAt(keyStarts[i] as number, keyEnds[i] as number, false));
+      }
+    }
+    if (seen !== undefined) {
+      const key = keyAt(start, end, escaped);
+      if (seen.has(key)) {
+        return duplicate(key);
+      }
+      seen.add(key);
     } else {
-      key = keyAt(start, pos, escaped);
-      keys ??= [keyAt(firstStart, firstEnd, firstEscaped)];
-      if (Array.isArray(keys) ? keys.includes(key) : keys.has(key)) {
-        const offence = new Offence(DUPLICATE_KEY_MESSAGE);
-        offence.path.push(key);
-        return offence;
+      const length = end - start;
+      for (let i = base; i < keyTop; i++) {
+        const other = keyStarts[i] as number;
+        if ((keyEnds[i] as number) - other === length && sameText(other, start, length)) {
+          return duplicate(keyAt(start, end, false));
+        }
       }
-      if (Array.isArray(keys) && keys.length >= 16) {
-        keys = new Set(keys);
-      }
-      Array.isArray(keys) ? keys.push(key) : keys.add(key);
+      keyStarts[keyTop] = start;
+      keyEnds[keyTop] = end;
+      keyTop++;
     }
     const memberInMetadata = inMetadata || isMetadataKey(start, escaped);
     skipSpace();
@@ -312,12 +350,13 @@ function object(inMetadata: boolean): Offence | undefined {
     skipSpace();
     const offence = value(memberInMetadata);
     if (offence !== undefined) {
-      offence.path.push(key ?? keyAt(firstStart, firstEnd, firstEscaped));
+      offence.path.push(keyAt(start, end, escaped));
       return offence;
     }
     skipSpace();
     const next = text.charCodeAt(pos++);
     if (next === 0x7d) {
+      keyTop = base;
       return undefined;
     }
     if (next !== 0x2c) {
@@ -325,6 +364,13 @@ function object(inMetadata: boolean): Offence | undefined {
     }
     skipSpace();
   }
+}
+
+/** The offence of a key seen twice. */
+function duplicate(key: string): Offence {
+  const offence = new Offence(DUPLICATE_KEY_MESSAGE);
+  offence.path.push(key);
+  return offence;
 }
 
 /** Moves past the array at `pos` (a `[`). */
