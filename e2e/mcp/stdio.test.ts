@@ -378,13 +378,16 @@ describe("configuration", () => {
         SVC_API_KEY: "svc_x",
         SVC_NAMESPACE: "agent:a",
         SVC_RPC_URL: "",
+        SVC_LOG_KEYS: " example.com/log+0a1b2c3d+AQ== ,other.example/log+00000001+AQ==,",
       }),
     ).toMatchObject({
       url: "http://localhost:8787",
       apiKey: "svc_x",
       namespace: "agent:a",
       rpcUrl: undefined,
+      logKeys: ["example.com/log+0a1b2c3d+AQ==", "other.example/log+00000001+AQ=="],
     });
+    expect(stdioOptionsFromEnv({ SVC_URL: "http://x", SVC_API_KEY: "k" }).logKeys).toBeUndefined();
     expect(() => stdioOptionsFromEnv({ SVC_API_KEY: "svc_x" })).toThrow(StdioConfigError);
     expect(() => stdioOptionsFromEnv({ SVC_URL: "http://localhost:8787" })).toThrow(/SVC_API_KEY/);
     expect(() =>

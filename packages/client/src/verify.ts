@@ -16,15 +16,26 @@
 import {
   type ConsistencyBridge,
   type FetchConsistency,
+  type FetchLogConsistency,
+  type OnChainCheckpointLog,
   type OnChainCommitment,
   type ReadAccountOptions,
+  type VerifyPath,
   type VerifyReason,
   verifyBundle,
 } from "@verifiable-memory/verifier";
 import type { SvcClient } from "./client.js";
 import type { ProofBundle } from "./types.js";
 
-export type { ConsistencyBridge, FetchConsistency, OnChainCommitment, VerifyReason };
+export type {
+  ConsistencyBridge,
+  FetchConsistency,
+  FetchLogConsistency,
+  OnChainCheckpointLog,
+  OnChainCommitment,
+  VerifyPath,
+  VerifyReason,
+};
 
 /**
  * Which chain to read, and what to pin. Give `rpcUrl` or `connection`: the Solana JSON-RPC
@@ -48,6 +59,14 @@ export interface ChainVerifyOptions extends ReadAccountOptions {
   readonly apiUrl?: string;
   /** Obtains that consistency proof another way (takes precedence over `apiUrl`). */
   readonly fetchConsistency?: FetchConsistency;
+  /**
+   * The log verifier keys you trust (`<LOG_ORIGIN>+<key id>+<base64 key>`, docs/protocol.md
+   * §13.1), for a memory only the checkpoint log covers yet: its signed user checkpoint must be
+   * signed by one of them. Pin them; without them the `logKeys` of `GET {apiUrl}/info` are used.
+   */
+  readonly logKeys?: readonly string[];
+  /** Obtains the checkpoint log's consistency proof another way (takes precedence over `apiUrl`). */
+  readonly fetchLogConsistency?: FetchLogConsistency;
 }
 
 /** Options of {@link verify}. */
@@ -67,6 +86,8 @@ export interface VerifyOutcome {
    * Why not, when `ok` is false (absent when ok): `not_anchored`, `leaf_mismatch`,
    * `content_mismatch`, `account_mismatch`, `account_not_found`, `invalid_account`,
    * `authority_mismatch`, `stale_checkpoint` (an old bundle and no `apiUrl` to bridge it),
+   * on the checkpoint-log path `note_malformed`, `note_signature_invalid`, `entry_mismatch`,
+   * `log_inclusion_invalid`, `log_account_not_found`, `log_checkpoint_mismatch`,
    * `consistency_invalid` (the consistency proof does not link the bundle's root to the on-chain
    * root), `checkpoint_mismatch`, `proof_invalid`, `malformed_bundle`, or `chain_unavailable` /
    * `consistency_unavailable` — the chain, or the consistency proof, could not be read, so the
@@ -75,8 +96,17 @@ export interface VerifyOutcome {
   readonly reason?: VerifyReason;
   /** One human-readable sentence. */
   readonly message: string;
+  /**
+   * Which anchoring the check stood on: the owner's commitment account (`account`) or the
+   * checkpoint log (`checkpoint_log`, docs/protocol.md §13.5); null when none was reached.
+   */
+  readonly path: VerifyPath | null;
   /** The commitment account as read from the chain (null when not read). */
   readonly onChain: OnChainCommitment | null;
+  /** The checkpoint log account as read from the chain (checkpoint-log path; else null). */
+  readonly checkpointLog: OnChainCheckpointLog | null;
+  /** The log verifier key that verified the signed user checkpoint (checkpoint-log path). */
+  readonly logKey: string | null;
   /** Whether the memory's content was checked against the leaf too. */
   readonly contentChecked: boolean;
   /**
@@ -100,7 +130,10 @@ function rpcUrlOf(options: ChainVerifyOptions): string {
  * against the commitment account read from the chain — the checks of `svc-verify`
  * (docs/protocol.md §6.7): leaf hash, content hash (when `content` is given, or the input carries
  * it), the owner's PDA, the account's owner/authority, the checkpoint against the on-chain root
- * and count, and the inclusion proof. A bundle saved long ago (its checkpoint older than the
+ * and count, and the inclusion proof. A memory only the checkpoint log covers yet is checked
+ * through it: the user checkpoint signed by a trusted log key (`logKeys`), its entry in the
+ * checkpoint log, and that log's root in the checkpoint log account read from the chain
+ * (docs/protocol.md §13.5 "The checkpoint log"). A bundle saved long ago (its checkpoint older than the
  * on-chain tip) verifies when `apiUrl` is given: the consistency proof from its size to the
  * on-chain size (RFC 9162 §2.1.4.2) is fetched from the API's public route, without credentials,
  * and checked against the bundle's root and the ON-CHAIN root.
@@ -122,7 +155,10 @@ export async function verifyProof(
     ok: result.verified,
     ...(result.reason === null ? {} : { reason: result.reason }),
     message: result.message,
+    path: result.path,
     onChain: result.onChain,
+    checkpointLog: result.checkpointLog,
+    logKey: result.logKey,
     contentChecked: result.contentChecked,
     bridged: result.bridged,
   };

@@ -63,13 +63,18 @@ export interface ProofBundle {
 export interface VerifyResult {
   /** True only when the proof checked out against the commitment read from the chain. */
   readonly verified: boolean;
-  /** Whether the memory is covered by an anchored root (false: wait for the next anchoring). */
+  /**
+   * Whether the memory is covered by an anchored root: its owner's commitment account, or the
+   * checkpoint log (false: wait for the next anchoring).
+   */
   readonly anchored: boolean;
   /**
    * Why not, when `verified` is false: `not_anchored`, `chain_unavailable` (unknown, not false),
    * or a failed check (`proof_invalid`, `root_mismatch`, `leaf_mismatch`, `content_mismatch`,
    * `checkpoint_mismatch`, `stale_checkpoint`, `account_mismatch`, `account_not_found`,
-   * `invalid_account`, `authority_mismatch`, `malformed_bundle`). Null when verified.
+   * `invalid_account`, `authority_mismatch`, `malformed_bundle`; through the checkpoint log also
+   * `note_malformed`, `note_signature_invalid`, `entry_mismatch`, `log_inclusion_invalid`,
+   * `log_account_not_found`, `log_checkpoint_mismatch`). Null when verified.
    */
   readonly reason: string | null;
   /** One human-readable sentence. */

@@ -27,6 +27,11 @@ export interface ClientBackendOptions {
   readonly programId?: string | undefined;
   /** The anchoring authority to pin (`GET /info`'s `anchorAuthority`); default unchecked. */
   readonly authority?: string | undefined;
+  /**
+   * The log verifier keys to trust for a memory only the checkpoint log covers (docs/protocol.md
+   * §13.1 "The log key"); default the `logKeys` of the service's `GET /info`.
+   */
+  readonly logKeys?: readonly string[] | undefined;
 }
 
 /** The backend error of a failed SDK call; anything else is rethrown as is. */
@@ -191,10 +196,11 @@ export function clientBackend(
         content: memory.content,
         ...(options.programId === undefined ? {} : { programId: options.programId }),
         ...(options.authority === undefined ? {} : { authority: options.authority }),
+        ...(options.logKeys === undefined ? {} : { logKeys: options.logKeys }),
       });
       return {
         verified: outcome.ok,
-        anchored: bundle.anchored,
+        anchored: bundle.anchored || outcome.path === "checkpoint_log",
         reason: outcome.reason ?? null,
         message: outcome.message,
         checkedBy: "client",

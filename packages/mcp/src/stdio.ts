@@ -67,12 +67,15 @@ export const STDIO_ENV = [
   "SVC_RPC_URL",
   "SVC_PROGRAM_ID",
   "SVC_AUTHORITY",
+  "SVC_LOG_KEYS",
 ] as const;
 
 /**
  * The stdio server's options from the environment: `SVC_URL` (required), `SVC_API_KEY` or
  * `SVC_TOKEN` (one of them), `SVC_NAMESPACE` (confinement), `SVC_RPC_URL` (the Solana RPC `verify`
- * reads), `SVC_PROGRAM_ID` and `SVC_AUTHORITY` (pins for `verify`). Empty values count as unset.
+ * reads), `SVC_PROGRAM_ID` and `SVC_AUTHORITY` (pins for `verify`), `SVC_LOG_KEYS` (comma-separated
+ * log verifier keys `verify` trusts for signed user checkpoints, docs/protocol.md §13.1 "The log
+ * key"). Empty values count as unset.
  * @throws StdioConfigError naming what is missing or malformed.
  */
 export function stdioOptionsFromEnv(
@@ -90,6 +93,10 @@ export function stdioOptionsFromEnv(
     rpcUrl: value("SVC_RPC_URL"),
     programId: value("SVC_PROGRAM_ID"),
     authority: value("SVC_AUTHORITY"),
+    logKeys: value("SVC_LOG_KEYS")
+      ?.split(",")
+      .map((key) => key.trim())
+      .filter((key) => key !== ""),
   };
   checkOptions(options, {
     url: "SVC_URL",
@@ -168,6 +175,7 @@ export async function runStdioServer(options: StdioServerOptions): Promise<Stdio
       rpcUrl: options.rpcUrl,
       programId: options.programId,
       authority: options.authority,
+      logKeys: options.logKeys,
     }),
     {
       namespace: options.namespace,
