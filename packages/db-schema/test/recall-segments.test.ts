@@ -3,7 +3,8 @@
  * column back byte for byte and in leaf order (ciphertexts larger than a socket read), scoped to
  * the user; a throwing callback rethrown once the stream is drained, the connection still usable;
  * and the binary COPY reader on a real stream cut into chunks of every size, refusing a wrong
- * signature, bytes after the trailer and a stream cut short.
+ * signature, bytes after the trailer and a stream cut short; sealRecallSegment keeping a range sealed
+ * as far and replacing a shorter (tail) segment at the same first leaf.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -149,5 +150,25 @@ describe("CopyBinaryReader", () => {
         /before its trailer/,
       );
     }
+  });
+});
+
+describe("sealRecallSegment", () => {
+  it("keeps a range already sealed as far, and replaces a shorter (tail) segment at the same first leaf", async () => {
+    const user = await makeUser(t.db);
+    const tail = await sealRandom(user.id, 0, 10, 64);
+    const same = { format: 1, entries: 5, iv: randomBytes(12), ciphertext: randomBytes(32) };
+    for (const endLeaf of [5, 10]) {
+      expect(await sealRecallSegment(t.db, user.id, { firstLeaf: 0, endLeaf }, () => same)).toBe(
+        false,
+      );
+    }
+    expect(await read(user.id)).toMatchObject([
+      { firstLeaf: 0, endLeaf: 10, ciphertext: tail.ciphertext, iv: tail.iv },
+    ]);
+    const full = await sealRandom(user.id, 0, 16, 80);
+    expect(await read(user.id)).toMatchObject([
+      { firstLeaf: 0, endLeaf: 16, entries: 16, ciphertext: full.ciphertext, iv: full.iv },
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Sealed recall segments (docs/data-model.md "Recall segments") against real PostgreSQL and real
- * AES-GCM: sealing full ranges (idempotent, two instances racing), cold loads from segments equal
- * to cold loads from the rows, deletion that re-seals in its own transaction (no trace of the
+ * AES-GCM: sealing full ranges (idempotent, two instances racing) and the tail segment after them
+ * (re-sealed as it grows, replaced by the full range), cold loads from segments equal to cold loads
+ * from the rows, deletion that re-seals in its own transaction (no trace of the
  * content in any segment; the root and the other proofs unchanged), a deletion racing a seal, and
  * a rebuild (drop every segment, seal again, same answers).
  */
@@ -59,12 +60,22 @@ async function userWith(
     appendQueue: new AppendQueue(t.db),
     recall: cache(),
   });
+  return { user, service, ids: await write(service, user, 0, count) };
+}
+
+/** Writes `count` memories `memory <i> …` from i = `from` on; returns their ids. */
+async function write(
+  service: MemoryService,
+  user: TestOwner,
+  from: number,
+  count: number,
+): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < count; i += 50) {
+  for (let i = from; i < from + count; i += 50) {
     const created = await service.createAll(
       user.owner,
       user.dataKey,
-      Array.from({ length: Math.min(50, count - i) }, (_, k) => ({
+      Array.from({ length: Math.min(50, from + count - i) }, (_, k) => ({
         content: `memory ${i + k} ${k % 3 === 0 ? "ALPHA" : "beta"} ünïcode`,
         metadata: { i: i + k, even: (i + k) % 2 === 0 },
         ...(k % 5 === 0 ? { namespace: `ns/${k % 2}` } : {}),
@@ -72,7 +83,13 @@ async function userWith(
     );
     ids.push(...created.map((m) => m.id));
   }
-  return { user, service, ids };
+  return ids;
+}
+
+/** The user's segments as [firstLeaf, endLeaf, entries]. */
+async function ranges(user: TestOwner): Promise<number[][]> {
+  const segments = await listRecallSegments(t.db, user.owner.userId);
+  return segments.map((s) => [s.firstLeaf, s.endLeaf, s.entries]);
 }
 
 /** Every entry of every segment of the user, decrypted. */
@@ -127,24 +144,68 @@ async function coldAnswers(user: TestOwner, segmentLeaves: number) {
 }
 
 describe("recall segments", () => {
-  it("seals every full range once, and a cold load from them answers as one from the rows", async () => {
+  it("seals every full range once, then the tail, and a cold load from them answers as one from the rows", async () => {
     const { user, service, ids } = await userWith(LEAVES * 3 + 10);
     // An update of an early memory: its supersededBy must survive the segments.
-    await service.update(user.owner, user.dataKey, ids[3] as string, {
+    const update = await service.update(user.owner, user.dataKey, ids[3] as string, {
       content: "memory 3 again",
       metadata: {},
     });
     const sealer = cache();
-    expect(await sealer.seal(user.owner.userId, user.dataKey)).toBe(3);
+    expect(await sealer.seal(user.owner.userId, user.dataKey)).toBe(4);
     expect(await sealer.seal(user.owner.userId, user.dataKey)).toBe(0);
-    const segments = await listRecallSegments(t.db, user.owner.userId);
-    expect(segments.map((s) => [s.firstLeaf, s.endLeaf, s.entries])).toEqual([
+    expect(await ranges(user)).toEqual([
       [0, 64, 64],
       [64, 128, 64],
       [128, 192, 64],
+      [192, 203, 11],
     ]);
     const inside = await segmentContents(user);
-    expect(inside.ids).toEqual(ids.slice(0, LEAVES * 3));
+    expect(inside.ids).toEqual([...ids, update.id]);
+    expect(await coldAnswers(user, LEAVES)).toEqual(await coldAnswers(user, 0));
+  });
+
+  it("a tail segment: sealed from a sixteenth of a range on, read cold, re-sealed as it grows, replaced by the full range", async () => {
+    const { user, service, ids } = await userWith(LEAVES + 3);
+    // 3 leaves after the full range: fewer than a sixteenth of 64, no tail segment.
+    expect(await cache().seal(user.owner.userId, user.dataKey)).toBe(1);
+    ids.push(...(await write(service, user, LEAVES + 3, 17)));
+    expect(await cache().seal(user.owner.userId, user.dataKey)).toBe(1);
+    expect(await ranges(user)).toEqual([
+      [0, 64, 64],
+      [64, 84, 20],
+    ]);
+    // A cold load reads the tail segment: it knows the tail is sealed and seals nothing.
+    const cold = cache();
+    await cold.search(user.owner.userId, user.dataKey, QUERIES[0] as RecallQuery);
+    expect(await cold.seal(user.owner.userId, user.dataKey)).toBe(0);
+    expect(await coldAnswers(user, LEAVES)).toEqual(await coldAnswers(user, 0));
+
+    // The tail grows by fewer than 4 leaves: kept; by 4 or more: sealed again over the longer range.
+    ids.push(...(await write(service, user, 84, 2)));
+    expect(await cold.seal(user.owner.userId, user.dataKey)).toBe(0);
+    ids.push(...(await write(service, user, 86, 3)));
+    expect(await cold.seal(user.owner.userId, user.dataKey)).toBe(1);
+    expect(await ranges(user)).toEqual([
+      [0, 64, 64],
+      [64, 89, 25],
+    ]);
+    // A deletion inside the tail segment re-seals it without the memory.
+    await service.delete(user.owner, user.dataKey, ids[70] as string);
+    expect(await ranges(user)).toEqual([
+      [0, 64, 64],
+      [64, 89, 24],
+    ]);
+    expect((await segmentContents(user)).ids).not.toContain(ids[70]);
+    expect(await coldAnswers(user, LEAVES)).toEqual(await coldAnswers(user, 0));
+
+    // Once the range is whole, the full segment replaces the tail one at the same first leaf.
+    ids.push(...(await write(service, user, 89, 41)));
+    expect(await cache().seal(user.owner.userId, user.dataKey)).toBe(1);
+    expect(await ranges(user)).toEqual([
+      [0, 64, 64],
+      [64, 128, 63],
+    ]);
     expect(await coldAnswers(user, LEAVES)).toEqual(await coldAnswers(user, 0));
   });
 
@@ -203,11 +264,11 @@ describe("recall segments", () => {
     const { user } = await userWith(LEAVES * 2 + 5);
     await cache().seal(user.owner.userId, user.dataKey);
     const before = await coldAnswers(user, LEAVES);
-    expect(await deleteRecallSegments(t.db, user.owner.userId)).toBe(2);
+    expect(await deleteRecallSegments(t.db, user.owner.userId)).toBe(3);
     expect(await listRecallSegments(t.db, user.owner.userId)).toEqual([]);
     expect(await coldAnswers(user, 0)).toEqual(before);
     await cache().seal(user.owner.userId, user.dataKey);
-    expect(await listRecallSegments(t.db, user.owner.userId)).toHaveLength(2);
+    expect(await listRecallSegments(t.db, user.owner.userId)).toHaveLength(3);
     expect(await coldAnswers(user, LEAVES)).toEqual(before);
   });
 

@@ -82,10 +82,12 @@ export async function listRecallSegments(
  * Seals the user's leaf range [firstLeaf, endLeaf) once, in one transaction: the live memory ids
  * of the range are read `FOR SHARE` (a concurrent deletion waits for this transaction, then
  * re-seals the new segment itself; one that committed first is not live here), `seal` builds
- * the segment from exactly those ids, and the row is inserted unless the range is sealed
- * already (`ON CONFLICT DO NOTHING`: several instances may race; one wins, nothing breaks).
+ * the segment from exactly those ids, and the row is inserted unless a segment starting at
+ * `firstLeaf` reaches `endLeaf` already; a shorter one there (a tail segment,
+ * docs/data-model.md "Recall segments") is replaced. Several instances may race; the longest
+ * range wins, nothing breaks.
  * @param seal gets the live ids of the range; returns the sealed segment.
- * @returns true when this call inserted the segment.
+ * @returns true when this call inserted or replaced the segment.
  * @throws RangeError on a bad range; whatever `seal` throws (nothing is written then).
  */
 export async function sealRecallSegment(
@@ -115,7 +117,18 @@ export async function sealRecallSegment(
     const inserted = await tx
       .insert(recallSegments)
       .values({ userId, firstLeaf, endLeaf, ...sealed })
-      .onConflictDoNothing()
+      .onConflictDoUpdate({
+        target: [recallSegments.userId, recallSegments.firstLeaf],
+        set: {
+          endLeaf: sql`excluded.end_leaf`,
+          format: sql`excluded.format`,
+          entries: sql`excluded.entries`,
+          iv: sql`excluded.iv`,
+          ciphertext: sql`excluded.ciphertext`,
+          sealedAt: sql`now()`,
+        },
+        setWhere: sql`${recallSegments.endLeaf} < excluded.end_leaf`,
+      })
       .returning({ firstLeaf: recallSegments.firstLeaf });
     return inserted.length === 1;
   });

@@ -1,9 +1,10 @@
 /**
  * `recall_segments`: sealed recall segments (docs/data-model.md "Recall segments"). A segment holds
- * the live memories of one aligned leaf range [firstLeaf, endLeaf) of a user's log — ids, leaf
- * indices, times, clear fields, leaf hashes and contents — encoded by `@verifiable-memory/memory` and sealed
- * under the user's data key (`@verifiable-memory/envelope-crypto` encryptSegment). A derived copy for cold
- * recall: the memory rows stay the source of truth; dropping every segment loses nothing.
+ * the live memories of one leaf range [firstLeaf, endLeaf) of a user's log (a full aligned range,
+ * or the tail after the last one) — ids, leaf indices, times, clear fields, leaf hashes and
+ * contents — encoded by `@verifiable-memory/memory` and sealed under the user's data key
+ * (`@verifiable-memory/envelope-crypto` encryptSegment). A derived copy for cold recall: the memory
+ * rows stay the source of truth; dropping every segment loses nothing.
  * @module
  */
 import { sql } from "drizzle-orm";

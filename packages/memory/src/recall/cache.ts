@@ -6,7 +6,7 @@
  * statement (`readRecallPage`); when neither exists the refresh changes nothing. The first (cold)
  * load reads the user's recall segments, then streams pages of the few columns it needs and
  * decrypts each row as it arrives, while PostgreSQL is still producing the next ones. Full leaf
- * ranges are sealed into segments in the background. Users are evicted least recently used first
+ * ranges, and the leaves after them as one tail segment, are sealed in the background. Users are evicted least recently used first
  * once the estimated size (sizes.ts) passes the cap; a log larger than the cap alone is searched
  * and dropped. Data keys are never kept here. The only part of recall that reads the database.
  * @module
@@ -24,7 +24,7 @@ import {
 } from "@verifiable-memory/db-schema";
 import { decryptBody, decryptVector } from "@verifiable-memory/envelope-crypto";
 import { SALT_BYTES } from "../memory-body.js";
-import { openSegment, sealSegment } from "../segments.js";
+import { type LeafRange, openSegment, sealSegment } from "../segments.js";
 import { type LexicalAnalyser, lexicalAnalyser, type RecallLanguage } from "./lexical-analyser.js";
 import { segmentEntries } from "./log-segments.js";
 import { scan } from "./search.js";
@@ -41,7 +41,9 @@ export interface RecallCacheOptions {
   readonly maxBytes: number;
   /**
    * Leaves per recall segment (docs/data-model.md "Recall segments"): once a user's log holds a
-   * full aligned range, it is sealed in the background, and cold loads read segments first.
+   * full aligned range, it is sealed in the background, and cold loads read segments first. The
+   * leaves after the last full range are sealed as one tail segment once they number at least
+   * a sixteenth of this (replaced as the tail grows, and by the full range once it is whole).
    * Default 4 096; 0 turns segments off (neither sealed nor read).
    */
   readonly segmentLeaves?: number;
@@ -138,7 +140,7 @@ export class RecallCache {
           ? early
           : scan(log, query);
       this.keep(userId, log);
-      if (this.fullRangesUnsealed(log) && !this.sealing.has(userId)) {
+      if (this.rangesUnsealed(log) && !this.sealing.has(userId)) {
         // Off the request path: the answer does not wait; a failure is retried next time.
         void this.sealRanges(userId, dataKey, log).catch(() => {
           this.sealFailures++;
@@ -149,9 +151,11 @@ export class RecallCache {
   }
 
   /**
-   * Seals every full aligned range of the user's log not sealed yet (what searches start in the
-   * background), and waits for it: tests, benchmarks and rebuilds.
-   * @returns how many segments this call inserted (0 when another instance sealed them first).
+   * Seals every full aligned range of the user's log not sealed yet, then its tail when long
+   * enough (what searches start in the background), and waits for it: tests, benchmarks and
+   * rebuilds.
+   * @returns how many segments this call inserted or replaced (0 when another instance sealed
+   *   them first).
    * @throws database errors; DecryptionError when a stored body does not open.
    */
   seal(userId: string, dataKey: Uint8Array): Promise<number> {
@@ -166,26 +170,46 @@ export class RecallCache {
     return this.segmentLeaves > 0 && log.sealedEnd + this.segmentLeaves <= log.lastLeafIndex + 1;
   }
 
+  /** Whether a full range, or a sixteenth of one after the sealed leaves, is unsealed. */
+  private rangesUnsealed(log: UserLog): boolean {
+    const sealed = Math.max(log.sealedEnd, log.tailSealedEnd);
+    return (
+      this.fullRangesUnsealed(log) ||
+      (this.segmentLeaves > 0 &&
+        log.lastLeafIndex + 1 - sealed >= Math.max(1, this.segmentLeaves >>> 4))
+    );
+  }
+
   /**
-   * Seals the log's full ranges from `log.sealedEnd` on, in order, each in its own transaction
-   * (`sealRecallSegment`: the live ids read FOR SHARE, so a deleted memory is never sealed).
-   * The entries come from `log`, which holds every live memory up to its last leaf.
+   * Seals the log's full ranges from `log.sealedEnd` on, in order, then the leaves after them as
+   * one tail segment when {@link rangesUnsealed} still holds, each in its own transaction
+   * (`sealRecallSegment`: the live ids read FOR SHARE, so a deleted memory is never sealed; a
+   * longer range replaces a tail segment at the same first leaf). The entries come from `log`,
+   * which holds every live memory up to its last leaf.
    */
   private async sealRanges(userId: string, dataKey: Uint8Array, log: UserLog): Promise<number> {
     this.sealing.add(userId);
     let inserted = 0;
+    const sealRange = async (range: LeafRange) => {
+      const done = await sealRecallSegment(this.db, userId, range, (liveIds) => {
+        const { entries, contents } = segmentEntries(log, range, liveIds);
+        return sealSegment(dataKey, userId, range, entries, contents);
+      });
+      if (done) {
+        inserted++;
+        this.segmentsSealed++;
+      }
+    };
     try {
       while (this.fullRangesUnsealed(log)) {
         const range = { firstLeaf: log.sealedEnd, endLeaf: log.sealedEnd + this.segmentLeaves };
-        const done = await sealRecallSegment(this.db, userId, range, (liveIds) => {
-          const { entries, contents } = segmentEntries(log, range, liveIds);
-          return sealSegment(dataKey, userId, range, entries, contents);
-        });
-        if (done) {
-          inserted++;
-          this.segmentsSealed++;
-        }
+        await sealRange(range);
         log.sealedEnd = Math.max(log.sealedEnd, range.endLeaf);
+      }
+      if (this.rangesUnsealed(log)) {
+        const range = { firstLeaf: log.sealedEnd, endLeaf: log.lastLeafIndex + 1 };
+        await sealRange(range);
+        log.tailSealedEnd = Math.max(log.tailSealedEnd, range.endLeaf);
       }
     } finally {
       this.sealing.delete(userId);
@@ -318,10 +342,13 @@ export class RecallCache {
   /**
    * A cold load's first part: the user's segments, in one query, from leaf 0 while they follow
    * one another, each opened and decoded into the log; then the superseded marks of their
-   * memories (segments do not keep that mutable field). The rows after them come next.
+   * memories (segments do not keep that mutable field). The rows after them come next. A last
+   * segment shorter than a full range is the tail segment: the full range is sealed from its
+   * first leaf once whole.
    */
   private async loadSegments(userId: string, dataKey: Uint8Array, log: UserLog): Promise<void> {
     let end = 0;
+    let lastFirst = 0;
     let contiguous = true;
     await streamRecallSegments(this.db, userId, (segment) => {
       if (!contiguous || segment.firstLeaf !== end) {
@@ -329,6 +356,7 @@ export class RecallCache {
         return;
       }
       log.addSegment(openSegment(dataKey, segment));
+      lastFirst = segment.firstLeaf;
       end = segment.endLeaf;
     });
     if (end === 0) {
@@ -338,7 +366,8 @@ export class RecallCache {
       log.markSuperseded(id, supersededBy);
     }
     log.lastLeafIndex = Math.max(log.lastLeafIndex, end - 1);
-    log.sealedEnd = end;
+    log.sealedEnd = end - lastFirst < this.segmentLeaves ? lastFirst : end;
+    log.tailSealedEnd = end;
   }
 
   /** Keeps `log` as the most recently used, then evicts least recently used users past the cap. */

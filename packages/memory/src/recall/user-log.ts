@@ -86,8 +86,10 @@ export class UserLog {
   vectors: VectorStore | null = null;
   /** Vectors stored before this time are held (re-read from it on; null: none read yet). */
   vectorsCheckedAt: Date | null = null;
-  /** Leaves [0, sealedEnd) are sealed in recall segments (as far as this log knows). */
+  /** Leaves [0, sealedEnd) are sealed in full recall segments (as far as this log knows). */
   sealedEnd = 0;
+  /** The end of the tail segment sealed after them (≤ sealedEnd: none known). */
+  tailSealedEnd = 0;
   /**
    * Counts the changes that can alter an answer (memories added, removed, marked superseded):
    * an answer computed while it did not move still stands.
