@@ -9,6 +9,7 @@
  * the memory API (`/tlog/consistency`, `/info`).
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -180,6 +181,12 @@ describe("the checkpoint-log path", () => {
       "754dbd9bc56bf9fd526ef67c62a2c2d5a0d87538bbbc37fea7ccaeccfbb15f57",
     ]);
     expect(entryIndex).toBe(1);
+    // docs/verification.md's worked example: the entry's RFC 9162 leaf hash, SHA-256(0x00 ‖ entry).
+    expect(
+      createHash("sha256")
+        .update(Buffer.concat([Buffer.from([0]), Buffer.from(checkpointText(user), "utf8")]))
+        .digest("hex"),
+    ).toBe("d185f4b4aeb1a9e6315c8f5b65ed3f9a3dde825f3e425988f94f27ff05b3057b");
     expect(log.rootHex()).toBe("3879e4ccea4d1f755dea78778345207301c393cdaea57bfb7f542bcfd2d54fe2");
     expect(await log.path(1)).toEqual([
       "e80d554235a271bde0f75b58279f0691c57bf1eb2850c92c20782f0407a3628e",
