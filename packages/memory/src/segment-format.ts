@@ -63,6 +63,8 @@ export interface DecodedSegment {
   readonly ends: Int32Array;
   /** True when every content is ASCII. */
   readonly ascii: boolean;
+  /** True when every entry string (ids, metadata, namespaces…) is ASCII. */
+  readonly stringsAscii: boolean;
 }
 
 const NAMESPACE = 1;
@@ -163,14 +165,17 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
   const hashAt = timeAt + 8 * count;
   const endsAt = hashAt + HASH_BYTES * count;
   const stringsAt = endsAt + 4 * count;
-  // Where each entry string starts and ends, in the order they were written.
-  const bounds: number[] = [];
+  // Where each entry string starts and ends, in the order they were written (at most five per
+  // entry).
+  const bounds = new Int32Array(10 * count);
+  let strings = 0;
   let at = stringsAt;
   const skip = () => {
     need(at, 4);
     const length = bytes.readUInt32LE(at);
     need(at + 4, length);
-    bounds.push(at + 4, at + 4 + length);
+    bounds[strings++] = at + 4;
+    bounds[strings++] = at + 4 + length;
     at += 4 + length;
   };
   for (let k = 0; k < count; k++) {
@@ -189,7 +194,8 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
   }
   const stringsEnd = at;
   let string: (b: number) => string;
-  if (isAscii(bytes.subarray(stringsAt, stringsEnd))) {
+  const stringsAscii = isAscii(bytes.subarray(stringsAt, stringsEnd));
+  if (stringsAscii) {
     const all = bytes.toString("latin1", stringsAt, stringsEnd);
     string = (b) =>
       all.slice((bounds[b] as number) - stringsAt, (bounds[b + 1] as number) - stringsAt);
@@ -255,6 +261,7 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
     text,
     ends,
     ascii,
+    stringsAscii,
   };
 }
 

@@ -342,14 +342,19 @@ export class RecallCache {
   /**
    * A cold load's first part: the user's segments, in one query, from leaf 0 while they follow
    * one another, each opened and decoded into the log; then the superseded marks of their
-   * memories (segments do not keep that mutable field). The rows after them come next. A last
-   * segment shorter than a full range is the tail segment: the full range is sealed from its
-   * first leaf once whole.
+   * memories (segments do not keep that mutable field), read meanwhile. The rows after them come
+   * next. A last segment shorter than a full range is the tail segment: the full range is sealed
+   * from its first leaf once whole.
    */
   private async loadSegments(userId: string, dataKey: Uint8Array, log: UserLog): Promise<void> {
     let end = 0;
     let lastFirst = 0;
     let contiguous = true;
+    // Sent now, on another connection, so that its round trip overlaps the segments' stream; every
+    // superseded memory of the user (where the segments end is not known yet): the marks of
+    // memories after them are no-ops, their rows carry their own.
+    const superseded = listSupersededBefore(this.db, userId, Number.MAX_SAFE_INTEGER);
+    superseded.catch(() => undefined);
     await streamRecallSegments(this.db, userId, (segment) => {
       if (!contiguous || segment.firstLeaf !== end) {
         contiguous = false;
@@ -359,10 +364,11 @@ export class RecallCache {
       lastFirst = segment.firstLeaf;
       end = segment.endLeaf;
     });
+    const marks = await superseded;
     if (end === 0) {
       return;
     }
-    for (const [id, supersededBy] of await listSupersededBefore(this.db, userId, end)) {
+    for (const [id, supersededBy] of marks) {
       log.markSuperseded(id, supersededBy);
     }
     log.lastLeafIndex = Math.max(log.lastLeafIndex, end - 1);

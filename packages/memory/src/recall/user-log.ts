@@ -238,7 +238,10 @@ export class UserLog {
       const json = segment.metadataJson[k] as string;
       const id = segment.ids[k] as string;
       const size =
-        ENTRY_BYTES + stringBytes(id, oneByte(id)) + metadataBytes(json) + blockTextBytes(block, k);
+        ENTRY_BYTES +
+        stringBytes(id, segment.stringsAscii || oneByte(id)) +
+        metadataBytes(json) +
+        blockTextBytes(block, k);
       this.ids.push(id);
       this.leafIndexes.push(segment.leafIndexes[k] as number);
       this.createdMs.push(segment.createdMs[k] as number);
