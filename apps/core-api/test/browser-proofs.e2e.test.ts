@@ -8,7 +8,10 @@
  * bundle fetched from core-api (real PostgreSQL) is verified against the commitment account read
  * from the local chain (the real program in litesvm) in the page, a tampered one is refused, and
  * after more anchors the old bundle is stale until the service's consistency proof bridges it,
- * which the page also checks by itself between the bundle's root and the on-chain root.
+ * which the page also checks by itself between the bundle's root and the on-chain root. The
+ * checkpoint-log path runs in the page too: the service's anchored checkpoint of a user, signed as
+ * a C2SP user checkpoint with a test log key, logged in a checkpoint log whose root the authority
+ * commits to its checkpoint log account, verifies with the key pinned and is refused without it.
  * @module
  */
 import { existsSync } from "node:fs";
@@ -23,6 +26,20 @@ import { ChainClient } from "@verifiable-memory/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { rootAtSize } from "@verifiable-memory/db-schema";
 import { requestAirdrop, startLocalChain } from "@verifiable-memory/litesvm-rpc";
+import {
+  CompactRange,
+  fromHex,
+  hashLeaf,
+  inclusionProof,
+  MemoryNodeStore,
+  toHex,
+} from "@verifiable-memory/merkle-log";
+import {
+  formatCheckpoint,
+  generateSigner,
+  signNote,
+  userLogOrigin,
+} from "@verifiable-memory/signed-note";
 import { build } from "esbuild";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,6 +65,7 @@ let t: TestApp;
 let chain: Awaited<ReturnType<typeof startLocalChain>>;
 let chainDir: string;
 let client: ChainClient;
+let authority: Keypair;
 let browser: Browser;
 let pageServer: Server;
 let pageUrl: string;
@@ -107,7 +125,7 @@ beforeAll(async () => {
   bundleInputs = Object.keys(bundled.metafile.inputs);
   chainDir = await mkdtemp(join(tmpdir(), "core-api-browser-proofs-"));
   chain = await startLocalChain({ port: 0, dataDir: chainDir, programId: LOCAL_PROGRAM_ID });
-  const authority = Keypair.generate();
+  authority = Keypair.generate();
   await requestAirdrop(chain.url, authority.publicKey.toBase58(), 10e9);
   client = new ChainClient({
     rpcUrl: chain.url,
@@ -306,6 +324,111 @@ describe.skipIf(!haveChromium)("the pure packages in Chromium", () => {
       [t.url, user.token, rpcUrl, bundle] as const,
     );
     expect(consistency).toEqual({ from: 3, to: 5, nodes: 4, verified: true, problem: "" });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(!haveChromium)("the checkpoint-log path in Chromium", () => {
+  it("verifies a memory through a signed user checkpoint logged in the anchored checkpoint log; refuses it without the key", async () => {
+    const { page, errors } = await openPage();
+    const user = await newUser(t.url);
+    const ids: string[] = [];
+    for (const content of ["one", "two, proven through the checkpoint log", "three"]) {
+      const written = await call<{ id: string }>(`${t.url}/memories`, {
+        headers: user.headers,
+        body: { content },
+      });
+      ids.push(written.body.id);
+    }
+    await anchor(user, 3, 0);
+    const served = (await page.evaluate(
+      ([api, token, memory]) => globalThis.proofPage.bundle(api, token, memory),
+      [t.url, user.token, ids[1] as string] as const,
+    )) as {
+      checkpoint: { treeSize: number; rootHash: string };
+      inclusionProof: string[];
+      anchor: { programId: string; cluster: string };
+    };
+    // The service's anchored checkpoint of the user as a signed user checkpoint (§13.3), the one
+    // entry after another's in a checkpoint log anchored by the authority (§13.5).
+    const key = generateSigner("browser.example/tlog");
+    const entry = formatCheckpoint({
+      origin: userLogOrigin(key.name, user.wallet.publicKey),
+      size: served.checkpoint.treeSize,
+      rootHash: fromHex(served.checkpoint.rootHash),
+      extensions: [],
+    });
+    const log = CompactRange.empty();
+    const store = new MemoryNodeStore();
+    for (const text of [
+      "browser.example/tlog/users/other\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n",
+      entry,
+    ]) {
+      store.put(log.append(hashLeaf(new TextEncoder().encode(text))));
+    }
+    const committed = await client.commitCheckpointLog(log.root(), log.size, 0);
+    const bundle = {
+      ...served,
+      anchored: false,
+      checkpoint: null,
+      inclusionProof: null,
+      anchor: null,
+      checkpointLog: {
+        entry,
+        userCheckpoint: signNote(entry, [key]),
+        userInclusionProof: served.inclusionProof,
+        leafIndex: 1,
+        treeSize: 2,
+        rootHash: toHex(log.root()),
+        inclusionProof: (await inclusionProof(1, 2, store)).map((node) => toHex(node)),
+        anchor: {
+          cluster: served.anchor.cluster,
+          programId: served.anchor.programId,
+          account: (await client.readCheckpointLog())?.address ?? "",
+          size: 2,
+          nonce: committed.nonce,
+          signature: committed.signature,
+          slot: null,
+        },
+      },
+    };
+    const rpcUrl = `${pageUrl}/rpc`;
+    const verified = await page.evaluate(
+      ([b, rpc, vkey]) =>
+        globalThis.proofPage.verify(b, {
+          rpcUrl: rpc,
+          content: "two, proven through the checkpoint log",
+          logKeys: [vkey],
+        }),
+      [bundle, rpcUrl, key.vkey] as const,
+    );
+    expect(verified).toMatchObject({
+      verified: true,
+      path: "checkpoint_log",
+      logKey: key.vkey,
+      contentChecked: true,
+      checkpointLog: { size: 2, authority: authority.publicKey.toBase58() },
+    });
+    expect(verified.checks.map((c) => c.check)).toEqual([
+      "bundle",
+      "anchored",
+      "leaf",
+      "content",
+      "log_key",
+      "note",
+      "entry",
+      "inclusion",
+      "log_inclusion",
+      "chain",
+      "log_checkpoint",
+    ]);
+    const stranger = generateSigner("browser.example/tlog").vkey;
+    const refused = await page.evaluate(
+      ([b, rpc, vkey]) => globalThis.proofPage.verify(b, { rpcUrl: rpc, logKeys: [vkey] }),
+      [bundle, rpcUrl, stranger] as const,
+    );
+    expect(refused).toMatchObject({ verified: false, reason: "note_signature_invalid" });
     expect(errors).toEqual([]);
     await page.close();
   });

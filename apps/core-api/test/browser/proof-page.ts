@@ -3,7 +3,8 @@
  * the `"browser"` conditions of the pure packages apply) and loaded in Chromium: builds and parses
  * a sign-in message, and checks a running service's inclusion and consistency proofs against the
  * chain with `@verifiable-memory/siws-message`, `@verifiable-memory/merkle-log` and
- * `@verifiable-memory/verifier`. The test calls the functions it puts on `globalThis.proofPage`.
+ * `@verifiable-memory/verifier` (its checkpoint-log path opens signed notes with
+ * `@verifiable-memory/signed-note`, Ed25519 by @noble/ed25519). The test calls the functions it puts on `globalThis.proofPage`.
  * @module
  */
 import { fromHex, verifyConsistency } from "@verifiable-memory/merkle-log";
@@ -58,7 +59,7 @@ const proofPage = {
   /** verifyBundle in the page: the chain read from `rpcUrl`, nothing else from the service. */
   verify(
     bundle: unknown,
-    options: { rpcUrl: string; content?: string; apiUrl?: string },
+    options: { rpcUrl: string; content?: string; apiUrl?: string; logKeys?: string[] },
   ): Promise<VerifyResult> {
     return verifyBundle(bundle, options);
   },
