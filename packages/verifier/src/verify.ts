@@ -107,7 +107,8 @@ async function logKeysOf(
  * leaf hash = SHA-256(0x00 ‖ RFC 8785(leafData)) and leafData.memoryId = memoryId
  * (`leaf_mismatch`); content hash when content is given (`content_mismatch`).
  *
- * The account path, taken when `anchored` is true: the owner's PDA under the program id equals
+ * The account path, taken when `anchored` is true and the bundle carries the owner's checkpoint,
+ * inclusion proof and anchor: the owner's PDA under the program id equals
  * `anchor.account`; the account read from `rpcUrl` exists, is the program's, commits that owner
  * and (when given) has the expected authority; the bundle's checkpoint equals the on-chain
  * (memoryCount, root); the inclusion proof of leafIndex yields the on-chain root. An OLD bundle
@@ -115,7 +116,7 @@ async function logKeysOf(
  * (docs/protocol.md §6.3), else `stale_checkpoint`; a bundle newer than the chain is
  * `checkpoint_mismatch`.
  *
- * The checkpoint-log path, taken when `anchored` is false and `checkpointLog` is present
+ * The checkpoint-log path, taken otherwise when `checkpointLog` is present
  * (docs/protocol.md §13.5 "The checkpoint log"): see {@link verifyThroughCheckpointLog}.
  * @returns `{ verified, reason, message, path, onChain, checkpointLog, logKey, contentChecked,
  *   bridged, checks }`; never throws for a bad bundle, an unreachable chain or API.

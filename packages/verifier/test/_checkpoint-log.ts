@@ -129,7 +129,10 @@ export interface LogBundleParts {
   readonly signature: string;
 }
 
-/** A proof bundle of memory `index` covered only by the checkpoint log (anchored false). */
+/**
+ * A proof bundle of memory `index` covered only by the checkpoint log: anchored, without the
+ * owner's checkpoint (docs/protocol.md §6.1 "The proof bundle").
+ */
 export async function logBundle(parts: LogBundleParts) {
   const m = memory(parts.index);
   const entry = checkpointText(parts.user);
@@ -139,7 +142,7 @@ export async function logBundle(parts: LogBundleParts) {
     leafHash: toHex(leafHashOf(m.leafData)),
     leafData: m.leafData,
     salt: m.salt.toString("base64"),
-    anchored: false,
+    anchored: true,
     checkpoint: null,
     inclusionProof: null,
     anchor: null,
