@@ -6,6 +6,7 @@
  * @module
  */
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -109,5 +110,30 @@ describe("package manifests", () => {
       // The launchers of the workspace's bins need tsx; the published bins do not.
       expect(manifest.dependencies?.tsx, dir).toBeUndefined();
     }
+  });
+
+  it("leave devDependencies on private projects out of the packed manifest (.pnpmfile.cjs)", () => {
+    const { hooks } = createRequire(import.meta.url)(join(WORKSPACE_ROOT, ".pnpmfile.cjs")) as {
+      hooks: { beforePacking: (pkg: Record<string, unknown>) => Record<string, unknown> };
+    };
+    const privateNames = new Set(
+      projects
+        .filter((project) => project.manifest.private)
+        .map((project) => project.manifest.name),
+    );
+    let dropped = 0;
+    for (const { dir, manifest } of publicProjects()) {
+      const before = { ...manifest.devDependencies };
+      const packed = hooks.beforePacking({ ...structuredClone(manifest) });
+      const after = (packed.devDependencies ?? {}) as Record<string, string>;
+      const kept = Object.fromEntries(
+        Object.entries(before).filter(([name]) => !privateNames.has(name)),
+      );
+      expect(after, dir).toEqual(kept);
+      expect(packed.dependencies, dir).toEqual(manifest.dependencies);
+      dropped += Object.keys(before).length - Object.keys(after).length;
+    }
+    // The verifier and mcp test against the local chain: their manifests name private projects.
+    expect(dropped).toBeGreaterThan(0);
   });
 });
