@@ -144,6 +144,7 @@ export {
 } from "./queries/memories/append.js";
 export {
   deleteMemory,
+  type SegmentResealers,
   type SupersedeResult,
   supersedeMemory,
 } from "./queries/memories/lifecycle.js";
@@ -197,6 +198,11 @@ export {
   sealRecallSegment,
   streamRecallSegments,
 } from "./queries/recall-segments.js";
+export {
+  type RangeVector,
+  sealRecallVectorSegment,
+  streamRecallVectorSegments,
+} from "./queries/recall-vector-segments.js";
 export {
   type CachedStakeLot,
   listStakeLots,
@@ -256,7 +262,9 @@ export {
   NONCE_PURPOSES,
   type NoncePurpose,
   type RecallSegmentRow,
+  type RecallVectorSegmentRow,
   recallSegments,
+  recallVectorSegments,
   type SignInNonce,
   type StakeLot,
   signInNonces,

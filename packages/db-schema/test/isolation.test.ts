@@ -65,135 +65,24 @@ import {
   revokeGrantsOfKey,
   rootAtSize,
   sealRecallSegment,
+  sealRecallVectorSegment,
   streamMemoryVectors,
   streamRecallSegments,
+  streamRecallVectorSegments,
   supersedeMemory,
   touchApiKeyLastUsed,
   trees,
 } from "../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
 import { makeUser, newMemory } from "./_fixtures.js";
-
-/** Query functions scoped to one user: tested cross-user below. */
-const USER_SCOPED = [
-  "appendMemories",
-  "appendMemoriesForUsers",
-  "appendMemoriesToKnownTrees",
-  "checkTree",
-  "deleteMemory",
-  "getAnchoredCheckpointBySize",
-  "getApiKey",
-  "getCommitBatch",
-  "getGrant",
-  "getLeafCount",
-  "getMemoriesByIds",
-  "getMemory",
-  "getMemoryAtLatestCheckpoint",
-  "getPendingLeaves",
-  "getTree",
-  "latestAnchoredCheckpoint",
-  "listApiKeys",
-  "listDeletedSince",
-  "listGrantAudit",
-  "listGrants",
-  "listMemories",
-  "listMemoriesSince",
-  "listStakeLots",
-  "markAnchored",
-  "markBatchConfirmed",
-  "markBatchFailed",
-  "nodeSource",
-  "readRecallPage",
-  "rebuildTree",
-  "replaceStakeLots",
-  "revokeApiKey",
-  "revokeExtensionSession",
-  "revokeGrant",
-  "revokeGrantsOfKey",
-  "rootAtSize",
-  "touchApiKeyLastUsed",
-  "listMemoryVersions",
-  "supersedeMemory",
-  "listRecallSegments",
-  "streamRecallSegments",
-  "listAnchoredCheckpoints",
-  "listNamespaces",
-  "listSupersededBefore",
-  "sealRecallSegment",
-  "resealRecallSegmentOf",
-  "dropRecallSegmentOf",
-  "deleteRecallSegments",
-  "listEventsAfter",
-  "latestEventId",
-  "insertMemoryVectors",
-  "listMemoryVectors",
-  "streamMemoryVectors",
-  "deleteVectorsOf",
-];
-/** Inserts whose row carries the userId given in the input. */
-const USER_INSERTS = [
-  "insertAnchoredCheckpoint",
-  "insertApiKey",
-  "insertExtensionSession",
-  "insertGrant",
-  "insertGrantAudit",
-  "insertSubmittedBatch",
-];
-/** Lookups keyed by a secret (token hash, nonce + key) that resolve the owning user. */
-const CREDENTIAL_LOOKUPS = [
-  "consumeNonce",
-  "findActiveApiKeyByHash",
-  "findActiveExtensionSessionByHash",
-  "insertNonce",
-  "insertNonceWithin",
-  "useGrant",
-];
-/** The user records themselves. */
-const IDENTITY = ["getUserById", "getUserByPubkey", "getUsersByIds", "upsertUserByPubkey"];
-/** Anchor service and maintenance queries over all users (no user-facing route uses them). */
-const SERVICE_WIDE = [
-  "countBatchesByStatus",
-  "countUsersByMasterKeyId",
-  "deleteEndedExtensionSessions",
-  "deleteEventsBefore",
-  "deleteExpiredNonces",
-  "deleteUnknownGrantAudit",
-  "findVersionOneDataKey",
-  // core-api's start-up re-encryption of grant queries written in clear (docs/protocol.md §8.1).
-  "listClearGrantQueries",
-  "sealClearGrantQuery",
-  "getOldestPendingCreatedAt",
-  "listDataKeysNotUnder",
-  "listStuckBatches",
-  "listUsersWithPendingLeaves",
-  "replaceWrappedDataKeys",
-  "listMemoriesWithoutVector",
-  "deleteVectorsOfOtherModels",
-  // The checkpoint log is public by design: its entries are anchored user checkpoints, whose
-  // sizes and roots the chain already shows (docs/protocol.md §13.5 "The checkpoint log").
-  "appendCheckpointLog",
-  "checkpointLogEntriesRange",
-  "checkpointLogEntryOf",
-  "checkpointLogNodeSource",
-  "checkpointLogRootAt",
-  "latestCheckpointLogHead",
-  "recordCheckpointLogAnchor",
-];
-/** Not queries: connections, migrations, error classes. */
-const INFRASTRUCTURE = [
-  "Counter",
-  "DatabaseDomainError",
-  "InvalidCursorError",
-  "TreeCorruptError",
-  "TreeSaveConflictError",
-  "createDatabase",
-  "eventHorizon",
-  "eventHorizonSettled",
-  "listenForEvents",
-  "migrateDatabase",
-  "namespaceUnder",
-  "pendingMigrations",
-];
+import {
+  CREDENTIAL_LOOKUPS,
+  IDENTITY,
+  INFRASTRUCTURE,
+  SERVICE_WIDE,
+  USER_INSERTS,
+  USER_SCOPED,
+} from "./_scopes.js";
 
 /** The model id of the vectors stored for each user. */
 const MODEL = "openai|http://127.0.0.1:1|test|8";
@@ -264,6 +153,12 @@ async function populate() {
   await insertMemoryVectors(t.db, user.id, MODEL, [
     { memoryId: kept.id, iv: new Uint8Array(12), ciphertext: new Uint8Array(33) },
   ]);
+  await sealRecallVectorSegment(t.db, user.id, MODEL, { firstLeaf: 0, endLeaf: 2 }, () => ({
+    format: 1,
+    entries: 1,
+    iv: new Uint8Array(12),
+    ciphertext: new Uint8Array(17),
+  }));
   await replaceStakeLots(
     t.db,
     user.id,
@@ -465,6 +360,37 @@ describe("authorization: called as another user, every user-scoped function find
       const seen: string[] = [];
       await streamMemoryVectors(t.db, A, MODEL, null, (v) => seen.push(v.memoryId));
       expect(seen).toEqual([a.kept.id]);
+    },
+    streamRecallVectorSegments: async () => {
+      const seen: string[] = [];
+      await streamRecallVectorSegments(t.db, A, MODEL, (segment) => seen.push(segment.userId));
+      expect(seen).toEqual([A]);
+    },
+    sealRecallVectorSegment: async () => {
+      // B has a vector of another model at leaf 0; sealing A's range of that model sees none.
+      const other = "iso|other";
+      const sealed = {
+        memoryId: b.kept.id,
+        iv: new Uint8Array(12),
+        ciphertext: new Uint8Array(33),
+      };
+      expect(await insertMemoryVectors(t.db, b.user.id, other, [sealed])).toBe(1);
+      let seen: string[] = ["not called"];
+      const done = await sealRecallVectorSegment(
+        t.db,
+        A,
+        other,
+        { firstLeaf: 0, endLeaf: 2 },
+        (v) => {
+          seen = v.map((row) => row.memoryId);
+          return { format: 1, entries: 0, iv: new Uint8Array(12), ciphertext: new Uint8Array(17) };
+        },
+      );
+      expect(done).toBe(true);
+      expect(seen).toEqual([]);
+      const mine: string[] = [];
+      await streamRecallVectorSegments(t.db, b.user.id, other, (row) => mine.push(row.userId));
+      expect(mine).toEqual([]);
     },
     deleteVectorsOf: async () => {
       await deleteVectorsOf(t.db, A, b.kept.id);

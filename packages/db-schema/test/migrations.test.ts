@@ -27,6 +27,7 @@ const TABLES = [
   "memory_vectors",
   "merkle_nodes",
   "recall_segments",
+  "recall_vector_segments",
   "sign_in_nonces",
   "stake_lots",
   "trees",

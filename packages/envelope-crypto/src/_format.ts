@@ -34,6 +34,11 @@ export const VECTOR_VERSION = 1;
 /** AAD header (label ‖ 0x00 ‖ version) of a sealed memory vector. */
 export const VECTOR_AAD = aadHeader("svc/envelope/vector", VECTOR_VERSION);
 
+/** Version of a sealed recall vector segment (its AAD). */
+export const VECTOR_SEGMENT_VERSION = 1;
+/** AAD header (label ‖ 0x00 ‖ version) of a sealed recall vector segment. */
+export const VECTOR_SEGMENT_AAD = aadHeader("svc/envelope/vector-segment", VECTOR_SEGMENT_VERSION);
+
 /** Version of a sealed grant query (its format and its AAD). */
 export const GRANT_QUERY_VERSION = 1;
 /** AAD header (label ‖ 0x00 ‖ version) of a sealed capability-grant search query. */

@@ -1,12 +1,13 @@
 /**
  * `@verifiable-memory/envelope-crypto`: per-user data keys wrapped under the master key, and memory bodies,
- * recall segments, memory vectors and grant search queries sealed under the data key, with AES-256-GCM on node:crypto (docs/protocol.md §4).
+ * recall segments, memory vectors, recall vector segments and grant search queries sealed under the data key, with AES-256-GCM on node:crypto (docs/protocol.md §4).
  * @module
  */
 export {
   ENVELOPE_VERSION,
   GRANT_QUERY_VERSION,
   SEGMENT_VERSION,
+  VECTOR_SEGMENT_VERSION,
   VECTOR_VERSION,
   WRAPPED_KEY_VERSION,
 } from "./_format.js";
@@ -24,3 +25,8 @@ export { type MasterKey, MasterKeyring } from "./keyring.js";
 export { MASTER_KEY_ID_BYTES, masterKeyId, parseMasterKey } from "./master-key.js";
 export { decryptSegment, encryptSegment, type SegmentContext } from "./segment.js";
 export { decryptVector, encryptVector, type VectorContext } from "./vector.js";
+export {
+  decryptVectorSegment,
+  encryptVectorSegment,
+  type VectorSegmentContext,
+} from "./vector-segment.js";

@@ -36,6 +36,7 @@ import { type MemoryView, memoryView, rowViewSource } from "./memory-view.js";
 import type { RecallCache } from "./recall/cache.js";
 import type { QueryVector, RecallCursor, RecallRank } from "./recall/types.js";
 import { resealWithout } from "./segments.js";
+import { resealVectorsWithout } from "./vector-segments.js";
 import type { VectorIndexer } from "./vectors.js";
 
 /** What `POST /memories` answers (docs/protocol.md §4). */
@@ -314,8 +315,8 @@ export class MemoryService {
 
   /**
    * Deletes a memory: body and salt destroyed, leaf kept (docs/protocol.md §5), and the recall
-   * segment holding it re-sealed without it in the same transaction (docs/data-model.md
-   * "Recall segments"); dropped from this process's recall cache at once. Other versions of it
+   * segment and vector segments holding it re-sealed without it in the same transaction
+   * (docs/data-model.md "Recall segments"); dropped from this process's recall cache at once. Other versions of it
    * are untouched.
    * @param dataKey the caller's data key (opens and re-seals the segment).
    * @throws MemoryNotFoundError when unknown, already deleted, another user's or outside the
@@ -328,7 +329,10 @@ export class MemoryService {
       id,
       this.deps.clock.now(),
       caller.namespace,
-      (segment, memoryId) => resealWithout(dataKey, segment, memoryId),
+      {
+        content: (segment, memoryId) => resealWithout(dataKey, segment, memoryId),
+        vectors: (segment, memoryId) => resealVectorsWithout(dataKey, segment, memoryId),
+      },
     );
     if (!deleted) {
       throw new MemoryNotFoundError();

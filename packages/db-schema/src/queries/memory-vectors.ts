@@ -10,8 +10,10 @@ import { and, asc, eq, gte, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { memories } from "../schema/memories.js";
 import { memoryVectors } from "../schema/memory-vectors.js";
+import { recallVectorSegments } from "../schema/recall-vector-segments.js";
 import { users } from "../schema/users.js";
 import { copyField, copyLiteral, copyUserId, streamCopyBinary } from "./_copy-binary.js";
+import { dropRecallVectorSegmentsOf } from "./recall-vector-segments.js";
 
 /** A vector sealed by its caller, for {@link insertMemoryVectors}. */
 export interface SealedVector {
@@ -60,6 +62,7 @@ export async function insertMemoryVectors(
           isNull(memories.deletedAt),
         ),
       )
+      .orderBy(asc(memories.leafIndex))
       .for("share");
     const leafOf = new Map(live.map((row) => [row.id, row.leafIndex]));
     const rows = vectors
@@ -79,7 +82,13 @@ export async function insertMemoryVectors(
       .insert(memoryVectors)
       .values(rows)
       .onConflictDoNothing()
-      .returning({ memoryId: memoryVectors.memoryId });
+      .returning({ memoryId: memoryVectors.memoryId, leafIndex: memoryVectors.leafIndex });
+    await dropRecallVectorSegmentsOf(
+      tx,
+      userId,
+      inserted.map((row) => row.leafIndex),
+      modelId,
+    );
     return inserted.length;
   });
 }
@@ -118,9 +127,12 @@ export async function listMemoryVectors(
  * handed to `visit` as it arrives (the ciphertexts as their bytes, not as hex text twice their
  * size). `iv` and `ciphertext` are views of the received bytes: copy what you keep. When `visit`
  * throws, the rest of the stream is drained and the first error rethrown.
+ * @param fromLeaf only vectors of memories at this leaf index or above (a cold load that read the
+ *   leaves below from vector segments); default 0.
  * @returns the number of rows visited.
- * @throws RangeError when `userId` is not a UUID; TypeError when `db` is a transaction or the
- *   stream is malformed; the statement's PostgreSQL error; whatever `visit` threw.
+ * @throws RangeError when `userId` is not a UUID or `fromLeaf` is not a non-negative integer;
+ *   TypeError when `db` is a transaction or the stream is malformed; the statement's PostgreSQL
+ *   error; whatever `visit` threw.
  */
 export async function streamMemoryVectors(
   db: Executor,
@@ -128,9 +140,14 @@ export async function streamMemoryVectors(
   modelId: string,
   since: Date | null,
   visit: (vector: StoredVector) => void,
+  fromLeaf = 0,
 ): Promise<number> {
+  if (!Number.isSafeInteger(fromLeaf) || fromLeaf < 0) {
+    throw new RangeError(`fromLeaf must be a non-negative integer, got ${fromLeaf}`);
+  }
   const after =
-    since === null ? "" : ` and created_at >= to_timestamp(${since.getTime()}::float8 / 1000)`;
+    (since === null ? "" : ` and created_at >= to_timestamp(${since.getTime()}::float8 / 1000)`) +
+    (fromLeaf === 0 ? "" : ` and leaf_index >= ${fromLeaf}`);
   const statement = `copy (select memory_id, leaf_index::int8, iv, ciphertext,
       (extract(epoch from created_at) * 1000)::int8
     from memory_vectors where user_id = '${copyUserId(userId)}'
@@ -206,15 +223,19 @@ export async function listMemoriesWithoutVector(
 }
 
 /**
- * Service-wide (`pnpm reembed --prune`): deletes every vector of a model other than `modelId`.
- * @returns how many were deleted.
+ * Service-wide (`pnpm reembed --prune`): deletes every vector of a model other than `modelId`,
+ * and those models' recall vector segments, in one transaction.
+ * @returns how many vectors were deleted.
  */
 export async function deleteVectorsOfOtherModels(db: Executor, modelId: string): Promise<number> {
-  const rows = await db
-    .delete(memoryVectors)
-    .where(ne(memoryVectors.modelId, modelId))
-    .returning({ memoryId: memoryVectors.memoryId });
-  return rows.length;
+  return db.transaction(async (tx) => {
+    await tx.delete(recallVectorSegments).where(ne(recallVectorSegments.modelId, modelId));
+    const rows = await tx
+      .delete(memoryVectors)
+      .where(ne(memoryVectors.modelId, modelId))
+      .returning({ memoryId: memoryVectors.memoryId });
+    return rows.length;
+  });
 }
 
 /** Within a deletion's transaction: deletes every vector of the user's memory `memoryId`. */

@@ -40,6 +40,10 @@ export { type MemoryVectorRow, memoryVectors } from "./memory-vectors.js";
 export { type MerkleNodeRow, merkleNodes } from "./merkle-nodes.js";
 export { type RecallSegmentRow, recallSegments } from "./recall-segments.js";
 export {
+  type RecallVectorSegmentRow,
+  recallVectorSegments,
+} from "./recall-vector-segments.js";
+export {
   NONCE_PURPOSES,
   type NoncePurpose,
   type SignInNonce,

@@ -18,6 +18,7 @@ import {
   listSupersededBefore,
   type RecallRow,
   readRecallPage,
+  type StoredVector,
   sealRecallSegment,
   streamMemoryVectors,
   streamRecallSegments,
@@ -27,6 +28,7 @@ import { SALT_BYTES } from "../memory-body.js";
 import { type LeafRange, openSegment, sealSegment } from "../segments.js";
 import { type LexicalAnalyser, lexicalAnalyser, type RecallLanguage } from "./lexical-analyser.js";
 import { segmentEntries } from "./log-segments.js";
+import { loadVectorSegments, sealVectorRanges } from "./sealed-vectors.js";
 import { scan } from "./search.js";
 import { TAIL_ENTRIES } from "./text-blocks.js";
 import type { QueryVector, RecallQuery, RecallResult } from "./types.js";
@@ -68,6 +70,8 @@ export interface RecallCacheStats {
   readonly evictions: number;
   /** Segments this process sealed, and background seals that failed (retried later). */
   readonly segmentsSealed: number;
+  /** Vector segments this process sealed. */
+  readonly vectorSegmentsSealed: number;
   readonly sealFailures: number;
 }
 
@@ -84,6 +88,7 @@ export class RecallCache {
   private evictions = 0;
   private readonly segmentLeaves: number;
   private segmentsSealed = 0;
+  private vectorSegmentsSealed = 0;
   private sealFailures = 0;
   /** Users whose segments are being sealed by this process. */
   private readonly sealing = new Set<string>();
@@ -140,7 +145,10 @@ export class RecallCache {
           ? early
           : scan(log, query);
       this.keep(userId, log);
-      if (this.rangesUnsealed(log) && !this.sealing.has(userId)) {
+      if (
+        (this.rangesUnsealed(log) || this.vectorRangesUnsealed(log)) &&
+        !this.sealing.has(userId)
+      ) {
         // Off the request path: the answer does not wait; a failure is retried next time.
         void this.sealRanges(userId, dataKey, log).catch(() => {
           this.sealFailures++;
@@ -180,12 +188,52 @@ export class RecallCache {
     );
   }
 
+  /** Whether the log's vectors lack segments for a range whose content is sealed. */
+  private vectorRangesUnsealed(log: UserLog): boolean {
+    const store = log.vectors;
+    return (
+      this.segmentLeaves > 0 &&
+      store !== null &&
+      store.sealedEnd + this.segmentLeaves <= log.sealedEnd
+    );
+  }
+
+  /**
+   * Seals the vectors (of the model the log holds) of every full range whose content is sealed
+   * and whose vectors are not (what semantic and hybrid searches start in the background), and
+   * waits for it: tests, benchmarks and rebuilds. Nothing before a semantic or hybrid search
+   * loaded the log's vectors.
+   * @returns how many vector segments this call inserted.
+   * @throws database errors; DecryptionError when a stored vector does not open.
+   */
+  sealVectors(userId: string, dataKey: Uint8Array): Promise<number> {
+    return this.exclusive(userId, async () => {
+      const log = await this.refresh(userId, dataKey);
+      this.keep(userId, log);
+      const store = log.vectors;
+      if (store === null) {
+        return 0;
+      }
+      const inserted = await sealVectorRanges(
+        this.db,
+        userId,
+        dataKey,
+        log,
+        store,
+        this.segmentLeaves,
+      );
+      this.vectorSegmentsSealed += inserted;
+      return inserted;
+    });
+  }
+
   /**
    * Seals the log's full ranges from `log.sealedEnd` on, in order, then the leaves after them as
    * one tail segment when {@link rangesUnsealed} still holds, each in its own transaction
    * (`sealRecallSegment`: the live ids read FOR SHARE, so a deleted memory is never sealed; a
    * longer range replaces a tail segment at the same first leaf). The entries come from `log`,
-   * which holds every live memory up to its last leaf.
+   * which holds every live memory up to its last leaf. Then the vectors of the full
+   * ranges, when the log holds a model's (`sealVectorRanges`).
    */
   private async sealRanges(userId: string, dataKey: Uint8Array, log: UserLog): Promise<number> {
     this.sealing.add(userId);
@@ -211,6 +259,16 @@ export class RecallCache {
         await sealRange(range);
         log.tailSealedEnd = Math.max(log.tailSealedEnd, range.endLeaf);
       }
+      if (log.vectors !== null) {
+        this.vectorSegmentsSealed += await sealVectorRanges(
+          this.db,
+          userId,
+          dataKey,
+          log,
+          log.vectors,
+          this.segmentLeaves,
+        );
+      }
     } finally {
       this.sealing.delete(userId);
     }
@@ -219,9 +277,10 @@ export class RecallCache {
 
   /**
    * Brings the log's vectors of `vector.modelId` up to date: all of them on first use (or when
-   * the model changed: the other model's are dropped, never compared), then those stored since the
-   * last check less the deletion overlap (a vector committed late, or whose memory this log did not
-   * hold yet, is read again). Each is opened under the data key and quantised.
+   * the model changed: the other model's are dropped, never compared), the model's vector
+   * segments first and the stored vectors above them next; then those stored since the last check
+   * less the deletion overlap (a vector committed late, or whose memory this log did not hold yet,
+   * is read again). Each is opened under the data key and quantised.
    * @throws DecryptionError when a stored vector does not open; database errors.
    */
   private async refreshVectors(
@@ -238,8 +297,12 @@ export class RecallCache {
       log.vectorsCheckedAt = null;
     }
     const store = log.vectors;
+    const fromLeaf =
+      log.vectorsCheckedAt === null && this.segmentLeaves > 0
+        ? await loadVectorSegments(this.db, userId, dataKey, log, store)
+        : 0;
     const context = { userId, memoryId: "", modelId: vector.modelId };
-    await streamMemoryVectors(this.db, userId, vector.modelId, log.vectorsCheckedAt, (row) => {
+    const visit = (row: StoredVector) => {
       const position = log.positionOfLeaf(row.leafIndex);
       if (
         log.leafIndexes[position] !== row.leafIndex ||
@@ -255,7 +318,19 @@ export class RecallCache {
       }
       log.bytes += store.add(position, values);
       log.changes++;
-    });
+      if (row.leafIndex < store.sealedEnd) {
+        // Its range's vector segment was dropped when it was stored: seal that range again.
+        store.sealedEnd = row.leafIndex - (row.leafIndex % this.segmentLeaves);
+      }
+    };
+    await streamMemoryVectors(
+      this.db,
+      userId,
+      vector.modelId,
+      log.vectorsCheckedAt,
+      visit,
+      fromLeaf,
+    );
     log.vectorsCheckedAt = new Date(checkStartedAt - this.overlapMs);
   }
 
@@ -275,6 +350,7 @@ export class RecallCache {
       bytes,
       evictions: this.evictions,
       segmentsSealed: this.segmentsSealed,
+      vectorSegmentsSealed: this.vectorSegmentsSealed,
       sealFailures: this.sealFailures,
     };
   }

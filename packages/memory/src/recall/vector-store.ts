@@ -65,6 +65,11 @@ export class VectorStore {
   private positionSlots = new Int32Array(0);
   /** Estimated bytes held (the WebAssembly memory and the side arrays). */
   bytes = 0;
+  /**
+   * Leaves [0, sealedEnd) have vector segments of this model (as far as this store knows): a
+   * vector that arrives below it means its segment was dropped (see `insertMemoryVectors`).
+   */
+  sealedEnd = 0;
 
   /**
    * @param modelId the model every vector here comes from.
@@ -140,6 +145,7 @@ export class VectorStore {
    */
   remap(newPosition: (position: number) => number): VectorStore {
     const next = new VectorStore(this.modelId, this.dimensions);
+    next.sealedEnd = this.sealedEnd;
     const view = new Int8Array(this.memory.buffer);
     for (let slot = 0; slot < this.count; slot++) {
       const position = newPosition(this.slotPositions[slot] as number);

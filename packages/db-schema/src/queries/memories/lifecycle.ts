@@ -7,12 +7,17 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Executor } from "../../client.js";
 import { memories } from "../../schema/memories.js";
 import type { RecallSegmentRow } from "../../schema/recall-segments.js";
+import type { RecallVectorSegmentRow } from "../../schema/recall-vector-segments.js";
 import { deleteVectorsOf } from "../memory-vectors.js";
 import {
   dropRecallSegmentOf,
   resealRecallSegmentOf,
   type SealedSegment,
 } from "../recall-segments.js";
+import {
+  dropRecallVectorSegmentsOf,
+  resealRecallVectorSegmentsOf,
+} from "../recall-vector-segments.js";
 import { appendMemories, type NewMemory } from "./append.js";
 import { namespaceUnder } from "./read.js";
 
@@ -78,15 +83,24 @@ export async function supersedeMemory(
   });
 }
 
+/** What {@link deleteMemory} re-seals the segments holding a deleted memory with. */
+export interface SegmentResealers {
+  /** The covering recall segment again without the memory `memoryId`. */
+  readonly content: (segment: RecallSegmentRow, memoryId: string) => SealedSegment;
+  /** A covering vector segment (one per model) again without the vector of `memoryId`. */
+  readonly vectors: (segment: RecallVectorSegmentRow, memoryId: string) => SealedSegment;
+}
+
 /**
  * Deletes the user's memory `id`: nulls its ciphertext and iv and sets `deletedAt`; the leaf hash,
  * leaf index and tree nodes stay, so roots and proofs stay valid (docs/protocol.md §5, §1). In the
- * same transaction, the recall segment holding the memory (docs/data-model.md "Recall segments")
- * is re-sealed without it by `reseal`, or dropped when no `reseal` is given, so no segment ever
- * keeps a deleted memory's content; its vectors (every model's) are deleted too.
+ * same transaction, the recall segment and the vector segments (every model's) holding the memory
+ * (docs/data-model.md "Recall segments") are re-sealed without it by `reseal`, or dropped when no
+ * `reseal` is given, so no segment ever keeps a deleted memory's content or vector; its vectors
+ * (every model's) are deleted too.
  * @param confinedTo the credential's namespace confinement (null: none): a memory outside it is
  *   not deleted.
- * @param reseal builds the covering segment again without the memory (given the segment row and
+ * @param reseal builds the covering segments again without the memory (given the segment row and
  *   the deleted memory's id).
  * @returns true when a live memory of `userId` was deleted; false when unknown, another user's,
  *   outside `confinedTo`, or already deleted.
@@ -97,7 +111,7 @@ export async function deleteMemory(
   id: string,
   now: Date = new Date(),
   confinedTo: string | null = null,
-  reseal?: (segment: RecallSegmentRow, memoryId: string) => SealedSegment,
+  reseal?: SegmentResealers,
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [deleted] = await tx
@@ -117,9 +131,15 @@ export async function deleteMemory(
     }
     await deleteVectorsOf(tx, userId, id);
     if (reseal) {
-      await resealRecallSegmentOf(tx, userId, deleted.leafIndex, (segment) => reseal(segment, id));
+      await resealRecallSegmentOf(tx, userId, deleted.leafIndex, (segment) =>
+        reseal.content(segment, id),
+      );
+      await resealRecallVectorSegmentsOf(tx, userId, deleted.leafIndex, (segment) =>
+        reseal.vectors(segment, id),
+      );
     } else {
       await dropRecallSegmentOf(tx, userId, deleted.leafIndex);
+      await dropRecallVectorSegmentsOf(tx, userId, [deleted.leafIndex]);
     }
     return true;
   });
