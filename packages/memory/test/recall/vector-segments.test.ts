@@ -110,8 +110,8 @@ describe("vectors in recall segments", () => {
       semantic: await ask(service, "semantic"),
       hybrid: await ask(service, "hybrid"),
     });
-    // Content segments first, sealed before any vector segment exists.
-    expect(await warm.recall.seal(u.owner.userId, u.dataKey)).toBe(2);
+    // Content segments first ([0, 4), [4, 8) and the tail [8, 9)), before any vector segment.
+    expect(await warm.recall.seal(u.owner.userId, u.dataKey)).toBe(3);
     const before = await answers(warm.service);
     expect(before.semantic.unranked).toBe(2);
     expect(before.semantic.items[0]?.id).toBe(ids[0]);
