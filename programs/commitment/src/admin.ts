@@ -10,8 +10,14 @@
  * @module
  */
 
-import { PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
+import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { anchorDiscriminator as discriminator } from "@verifiable-memory/commitment-account";
+import {
+  accountMeta,
+  ownerVaultAccounts,
+  programInstruction,
+  upgradeAuthorityAccounts,
+} from "./instruction.js";
 import { findProgramDataAddress, findVaultAddress } from "./stake.js";
 
 /** sha256("global:set_anchor_config")[..8]. */
@@ -77,19 +83,16 @@ export interface SetAnchorConfigArgs {
 export function createSetAnchorConfigInstruction(
   args: SetAnchorConfigArgs,
 ): TransactionInstruction {
-  return new TransactionInstruction({
-    programId: args.programId,
-    keys: [
-      { pubkey: args.upgradeAuthority, isSigner: true, isWritable: true },
-      { pubkey: findAnchorConfigAddress(args.programId)[0], isSigner: false, isWritable: true },
-      { pubkey: findProgramDataAddress(args.programId), isSigner: false, isWritable: false },
-      { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
-    ],
-    data: Buffer.concat([
-      Buffer.from(SET_ANCHOR_CONFIG_DISCRIMINATOR),
-      args.anchorAuthority.toBuffer(),
-    ]),
-  });
+  return programInstruction(
+    args.programId,
+    upgradeAuthorityAccounts(
+      args.upgradeAuthority,
+      findAnchorConfigAddress(args.programId)[0],
+      findProgramDataAddress(args.programId),
+    ),
+    SET_ANCHOR_CONFIG_DISCRIMINATOR,
+    args.anchorAuthority.toBuffer(),
+  );
 }
 
 /** Arguments of {@link createSetAuthorityInstruction}. */
@@ -108,14 +111,12 @@ export interface SetAuthorityArgs {
  * discriminator || new authority.
  */
 export function createSetAuthorityInstruction(args: SetAuthorityArgs): TransactionInstruction {
-  return new TransactionInstruction({
-    programId: args.programId,
-    keys: [
-      { pubkey: args.signer, isSigner: true, isWritable: false },
-      { pubkey: args.commitment, isSigner: false, isWritable: true },
-    ],
-    data: Buffer.concat([Buffer.from(SET_AUTHORITY_DISCRIMINATOR), args.newAuthority.toBuffer()]),
-  });
+  return programInstruction(
+    args.programId,
+    [accountMeta(args.signer, "signer"), accountMeta(args.commitment, "writable")],
+    SET_AUTHORITY_DISCRIMINATOR,
+    args.newAuthority.toBuffer(),
+  );
 }
 
 /** Arguments of {@link createSweepVaultInstruction}. */
@@ -130,16 +131,9 @@ export interface SweepVaultArgs {
  * (writable)], data = discriminator.
  */
 export function createSweepVaultInstruction(args: SweepVaultArgs): TransactionInstruction {
-  return new TransactionInstruction({
-    programId: args.programId,
-    keys: [
-      { pubkey: args.owner, isSigner: true, isWritable: true },
-      {
-        pubkey: findVaultAddress(args.owner, args.programId)[0],
-        isSigner: false,
-        isWritable: true,
-      },
-    ],
-    data: Buffer.from(SWEEP_VAULT_DISCRIMINATOR),
-  });
+  return programInstruction(
+    args.programId,
+    ownerVaultAccounts(args.owner, findVaultAddress(args.owner, args.programId)[0]),
+    SWEEP_VAULT_DISCRIMINATOR,
+  );
 }

@@ -10,8 +10,14 @@
  * @module
  */
 
-import { PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
+import { PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
 import { anchorDiscriminator as discriminator } from "@verifiable-memory/commitment-account";
+import {
+  accountMeta,
+  ownerVaultAccounts,
+  programInstruction,
+  upgradeAuthorityAccounts,
+} from "./instruction.js";
 import { BPF_UPGRADEABLE_LOADER_ID } from "./program.js";
 
 /** sha256("global:initialize_stake_config")[..8]. */
@@ -214,19 +220,16 @@ export interface InitializeStakeConfigArgs {
 export function createInitializeStakeConfigInstruction(
   args: InitializeStakeConfigArgs,
 ): TransactionInstruction {
-  return new TransactionInstruction({
-    programId: args.programId,
-    keys: [
-      { pubkey: args.authority, isSigner: true, isWritable: true },
-      { pubkey: findStakeConfigAddress(args.programId)[0], isSigner: false, isWritable: true },
-      { pubkey: findProgramDataAddress(args.programId), isSigner: false, isWritable: false },
-      { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
-    ],
-    data: Buffer.concat([
-      Buffer.from(INITIALIZE_STAKE_CONFIG_DISCRIMINATOR),
-      u64le(args.lockPeriodSeconds, "lockPeriodSeconds"),
-    ]),
-  });
+  return programInstruction(
+    args.programId,
+    upgradeAuthorityAccounts(
+      args.authority,
+      findStakeConfigAddress(args.programId)[0],
+      findProgramDataAddress(args.programId),
+    ),
+    INITIALIZE_STAKE_CONFIG_DISCRIMINATOR,
+    u64le(args.lockPeriodSeconds, "lockPeriodSeconds"),
+  );
 }
 
 /** Arguments of {@link createStakeInstruction}. */
@@ -245,23 +248,16 @@ export interface StakeInstructionArgs {
  * @throws RangeError if the amount is not a u64 bigint.
  */
 export function createStakeInstruction(args: StakeInstructionArgs): TransactionInstruction {
-  return new TransactionInstruction({
-    programId: args.programId,
-    keys: [
-      { pubkey: args.owner, isSigner: true, isWritable: true },
-      {
-        pubkey: findVaultAddress(args.owner, args.programId)[0],
-        isSigner: false,
-        isWritable: true,
-      },
-      { pubkey: findStakeConfigAddress(args.programId)[0], isSigner: false, isWritable: false },
-      { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+  return programInstruction(
+    args.programId,
+    [
+      ...ownerVaultAccounts(args.owner, findVaultAddress(args.owner, args.programId)[0]),
+      accountMeta(findStakeConfigAddress(args.programId)[0], "readonly"),
+      accountMeta(SystemProgram.programId, "readonly"),
     ],
-    data: Buffer.concat([
-      Buffer.from(STAKE_DISCRIMINATOR),
-      u64le(args.amountLamports, "amountLamports"),
-    ]),
-  });
+    STAKE_DISCRIMINATOR,
+    u64le(args.amountLamports, "amountLamports"),
+  );
 }
 
 /** Arguments of {@link createUnstakeInstruction}. */
@@ -276,18 +272,11 @@ export interface UnstakeInstructionArgs {
  * discriminator. The program pays every lot whose unlockAt ≤ the chain clock to the owner.
  */
 export function createUnstakeInstruction(args: UnstakeInstructionArgs): TransactionInstruction {
-  return new TransactionInstruction({
-    programId: args.programId,
-    keys: [
-      { pubkey: args.owner, isSigner: true, isWritable: true },
-      {
-        pubkey: findVaultAddress(args.owner, args.programId)[0],
-        isSigner: false,
-        isWritable: true,
-      },
-    ],
-    data: Buffer.from(UNSTAKE_DISCRIMINATOR),
-  });
+  return programInstruction(
+    args.programId,
+    ownerVaultAccounts(args.owner, findVaultAddress(args.owner, args.programId)[0]),
+    UNSTAKE_DISCRIMINATOR,
+  );
 }
 
 /** A staking instruction recognised by {@link decodeStakingInstruction}. */
