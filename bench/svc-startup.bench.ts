@@ -8,15 +8,15 @@
  * between the two. A floor is printed too: plain node doing nothing (`node -e 0`) for `--version`,
  * and plain node sending the same search with the stored session token (one fetch) for `recall`,
  * so what svc itself adds shows beside what the machine and the service take. The service:
- * scripts/lib/local-service.ts (PostgreSQL from DATABASE_URL, else an embedded one). Target:
+ * testkit's startLocalService (PostgreSQL from DATABASE_URL, else an embedded one). Target:
  * ≤ 300 ms each.
  * @module
  */
 import { spawn } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { newSolanaKeypair, startLocalService } from "@verifiable-memory/testkit";
 import { installPackedPackages } from "../scripts/lib/dist-install.js";
-import { newSolanaKeypair, startLocalService } from "../scripts/lib/local-service.js";
 import { WORKSPACE_ROOT } from "../scripts/lib/workspace.js";
 import { type Figure, median, printFigures } from "./lib.js";
 import { benchDatabase } from "./sign-in.bench.js";
@@ -66,7 +66,11 @@ async function ok(command: string, args: readonly string[], env: NodeJS.ProcessE
 /** Runs the bench (see the module documentation). */
 export async function run(): Promise<void> {
   const install = await installPackedPackages();
-  const service = await startLocalService(await benchDatabase("svcstartup"));
+  const service = await startLocalService({
+    root: WORKSPACE_ROOT,
+    db: await benchDatabase("svcstartup"),
+    tempPrefix: "svc-local-service-",
+  });
   const home = join(install.dir, "home");
   try {
     await mkdir(home, { recursive: true });

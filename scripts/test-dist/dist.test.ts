@@ -1,7 +1,7 @@
 /**
  * `pnpm test:dist`: the public packages as a user installs them. Every public package is built,
  * packed and npm-installed into a scratch folder outside the workspace (scripts/lib/dist-install.ts),
- * then run with plain `node` (no tsx) against a running service (scripts/lib/local-service.ts):
+ * then run with plain `node` (no tsx) against a running service (testkit's startLocalService):
  * the SDK signs in with a keypair, remembers, recalls, waits for the anchor and verifies against
  * the chain; `svc --version`, `svc login/remember/recall/verify`; `svc-mcp` over stdio driven by
  * the MCP SDK's own Client; `svc-verify` on an exported bundle; and a TypeScript consumer with
@@ -13,9 +13,9 @@ import { spawn } from "node:child_process";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createTestDatabase } from "@verifiable-memory/db-schema/testing";
+import { type LocalService, newSolanaKeypair, startLocalService } from "@verifiable-memory/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogVersion, type DistInstall, installPackedPackages } from "../lib/dist-install.js";
-import { type LocalService, newSolanaKeypair, startLocalService } from "../lib/local-service.js";
 import { WORKSPACE_ROOT } from "../lib/workspace.js";
 import { CONSUMER_TS, consumerTsconfig, MCP_PROGRAM, SDK_PROGRAM } from "./consumer-files.js";
 
@@ -28,7 +28,11 @@ beforeAll(async () => {
     "@types/node": await catalogVersion("@types/node"),
     typescript: await catalogVersion("typescript"),
   });
-  service = await startLocalService(await createTestDatabase());
+  service = await startLocalService({
+    root: WORKSPACE_ROOT,
+    db: await createTestDatabase(),
+    tempPrefix: "svc-local-service-",
+  });
 }, 600_000);
 
 afterAll(async () => {

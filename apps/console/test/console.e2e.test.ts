@@ -15,6 +15,7 @@
 import { readFile } from "node:fs/promises";
 import { createClient, type ProofBundle, type SvcClient } from "@verifiable-memory/client";
 import { requestAirdrop } from "@verifiable-memory/litesvm-rpc";
+import { newSolanaKeypair, type SolanaKeypair } from "@verifiable-memory/testkit";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureConsoleBuilt, firstLoadReport } from "../build/freshness.js";
@@ -26,14 +27,14 @@ import {
   type WatchedPage,
   watchedPage,
 } from "./browser.js";
-import { newKey, type Service, startService, type TestKey } from "./harness.js";
+import { type Service, startService } from "./harness.js";
 import { injectTestWallet } from "./test-wallet.js";
 
 let service: Service;
 let browser: Browser;
 let watched: WatchedPage;
 let page: Page;
-let key: TestKey;
+let key: SolanaKeypair;
 let api: SvcClient;
 let signedMessages: string[];
 /** The memory the tests search for, open and prove. */
@@ -72,7 +73,7 @@ beforeAll(async () => {
   await ensureConsoleBuilt();
   service = await startService();
   browser = await launch();
-  key = newKey();
+  key = newSolanaKeypair();
   await requestAirdrop(service.chainUrl, key.address, 5e9);
   watched = await watchedPage(browser, [
     new URL(service.apiUrl).origin,
@@ -81,7 +82,7 @@ beforeAll(async () => {
   page = watched.page;
   signedMessages = await injectTestWallet(page, key);
   api = createClient({ baseUrl: service.apiUrl, retry: false });
-  await api.signInWithKeypair(key.secret);
+  await api.signInWithKeypair(key.secretKey);
 }, 300_000);
 
 afterAll(async () => {

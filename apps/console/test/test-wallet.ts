@@ -10,9 +10,9 @@
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { buildSignInMessage, type SignInMessageFields } from "@verifiable-memory/siws-message";
+import type { SolanaKeypair } from "@verifiable-memory/testkit";
 import type { Page } from "playwright-core";
 import { signLegacyTransaction } from "../src/wallet/legacy-transaction.js";
-import type { TestKey } from "./harness.js";
 
 ed.hashes.sha512 = sha512;
 
@@ -75,9 +75,9 @@ const WALLET_SCRIPT = `(() => {
  * Injects the Test Wallet over `key` into `page` (before any navigation).
  * @returns the SIWS messages it signed (texts), for the test to inspect.
  */
-export async function injectTestWallet(page: Page, key: TestKey): Promise<string[]> {
-  const seed = key.secret.slice(0, 32);
-  const publicKey = key.secret.slice(32);
+export async function injectTestWallet(page: Page, key: SolanaKeypair): Promise<string[]> {
+  const seed = key.secretKey.slice(0, 32);
+  const publicKey = key.secretKey.slice(32);
   const signed: string[] = [];
   await page.exposeFunction("testWalletSignIn", (input: SignInMessageFields) => {
     const text = buildSignInMessage({ ...input, address: key.address });

@@ -2,7 +2,8 @@
  * `@verifiable-memory/testkit` (private): what tests in more than one workspace share. A real
  * app over real HTTP on a fresh database ({@link startTestApp}, generic over the app), the
  * {@link TestClock}, real ed25519 wallets and sign-in, HTTP helpers, the anchoring local chain
- * (re-exporting `@verifiable-memory/litesvm-rpc`) and the MCP tool call. No test imports another
+ * (re-exporting `@verifiable-memory/litesvm-rpc`), the whole service as processes
+ * ({@link startLocalService}) and the MCP tool call. No test imports another
  * workspace's test folder (`pnpm lint` checks it): shared test support lives here.
  * @module
  */
@@ -50,4 +51,13 @@ export {
   type TestUser,
 } from "./http.js";
 export { tool } from "./mcp.js";
+export {
+  type LocalService,
+  type LocalServiceOptions,
+  newSolanaKeypair,
+  type ServiceDatabase,
+  type ServiceFront,
+  type SolanaKeypair,
+  startLocalService,
+} from "./service.js";
 export { newWallet, type Wallet } from "./wallet.js";
