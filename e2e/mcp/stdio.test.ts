@@ -8,16 +8,23 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  getDefaultEnvironment,
-  StdioClientTransport,
-} from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { Keypair } from "@solana/web3.js";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { StdioConfigError, stdioOptionsFromEnv } from "@verifiable-memory/mcp";
-import { mintApiKey, newUser, postJson, type TestUser, tool } from "@verifiable-memory/testkit";
+import {
+  McpClients,
+  MEMORY_TOOL_NAMES,
+  mintApiKey,
+  newUser,
+  postJson,
+  type Recalled,
+  type TestUser,
+  type ToolError,
+  tool,
+} from "@verifiable-memory/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Chain, type CoreApp, startChain, startCoreApi } from "../_apps.js";
 
@@ -26,7 +33,7 @@ const BIN = fileURLToPath(new URL("../../packages/mcp/bin/svc-mcp.js", import.me
 let t: CoreApp;
 let chain: Chain;
 let authority: Keypair;
-const open: Client[] = [];
+const mcp = new McpClients();
 
 beforeAll(async () => {
   chain = await startChain();
@@ -34,7 +41,7 @@ beforeAll(async () => {
   t = await startCoreApi({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
 });
 afterAll(async () => {
-  await Promise.all(open.map((client) => client.close()));
+  await mcp.closeAll();
   await t?.close();
   await chain?.close();
 });
@@ -45,26 +52,8 @@ async function anchorNow(): Promise<void> {
 }
 
 /** Spawns `svc-mcp` with `env` (on top of the SDK's safe default environment) and connects. */
-async function spawnServer(env: Record<string, string>): Promise<Client> {
-  const client = new Client({ name: "svc-mcp-test", version: "1.0.0" });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN],
-      env: { ...getDefaultEnvironment(), ...env },
-      stderr: "inherit",
-    }),
-  );
-  open.push(client);
-  return client;
-}
-
-interface Recalled {
-  count: number;
-  items: { id: string; content: string; namespace: string | null; anchored: boolean }[];
-}
-interface ToolError {
-  error: { code: string; message: string; details?: unknown };
+function spawnServer(env: Record<string, string>): Promise<Client> {
+  return mcp.overStdio(BIN, env, "svc-mcp-test");
 }
 
 describe("svc-mcp over stdio", () => {
@@ -88,17 +77,7 @@ describe("svc-mcp over stdio", () => {
   it("lists the nine tools", async () => {
     expect(client.getServerVersion()?.name).toBe("svc-memory");
     const { tools } = await client.listTools();
-    expect(tools.map((entry) => entry.name).sort()).toEqual([
-      "forget",
-      "get",
-      "history",
-      "list",
-      "prove",
-      "recall",
-      "remember",
-      "update",
-      "verify",
-    ]);
+    expect(tools.map((entry) => entry.name).sort()).toEqual(MEMORY_TOOL_NAMES);
     for (const entry of tools) {
       expect(entry.description, entry.name).toMatch(/memor/i);
       expect(entry.inputSchema.type).toBe("object");

@@ -16,7 +16,13 @@ import { ChainClient } from "@verifiable-memory/chain-commit";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { rootAtSize } from "@verifiable-memory/db-schema";
 import { requestAirdrop, startLocalChain } from "@verifiable-memory/litesvm-rpc";
-import { tool } from "@verifiable-memory/testkit";
+import {
+  McpClients,
+  MEMORY_TOOL_NAMES,
+  type Recalled,
+  type ToolError,
+  tool,
+} from "@verifiable-memory/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   call,
@@ -32,7 +38,7 @@ let t: TestApp;
 let chain: Awaited<ReturnType<typeof startLocalChain>>;
 let chainDir: string;
 let anchorer: ChainClient;
-const open: Client[] = [];
+const mcp = new McpClients();
 
 beforeAll(async () => {
   chainDir = await mkdtemp(join(tmpdir(), "core-api-mcp-"));
@@ -48,30 +54,15 @@ beforeAll(async () => {
   t = await startTestApp({ env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" } });
 });
 afterAll(async () => {
-  await Promise.all(open.map((client) => client.close()));
+  await mcp.closeAll();
   await t?.close();
   await chain?.close();
   await rm(chainDir, { recursive: true, force: true });
 });
 
 /** An MCP client connected to `${url}/mcp` with `bearer`. */
-async function connect(bearer: string, url = t.url): Promise<Client> {
-  const client = new Client({ name: "core-api-test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${bearer}` } },
-    }),
-  );
-  open.push(client);
-  return client;
-}
-
-interface Recalled {
-  count: number;
-  items: { id: string; content: string; namespace: string | null; anchored: boolean }[];
-}
-interface ToolError {
-  error: { code: string; message: string; details?: unknown };
+function connect(bearer: string, url = t.url): Promise<Client> {
+  return mcp.overHttp(url, bearer, "core-api-test");
 }
 
 /** Mints an API key for `user` with `body`'s scopes / namespace. */
@@ -95,17 +86,7 @@ describe("POST /mcp", () => {
     expect(client.getServerVersion()?.name).toBe("svc-memory");
     expect(client.getInstructions()).toMatch(/encrypted/);
     const { tools } = await client.listTools();
-    expect(tools.map((entry) => entry.name).sort()).toEqual([
-      "forget",
-      "get",
-      "history",
-      "list",
-      "prove",
-      "recall",
-      "remember",
-      "update",
-      "verify",
-    ]);
+    expect(tools.map((entry) => entry.name).sort()).toEqual(MEMORY_TOOL_NAMES);
     const byName = Object.fromEntries(tools.map((entry) => [entry.name, entry]));
     for (const entry of tools) {
       expect(entry.description?.length, entry.name).toBeGreaterThan(100);

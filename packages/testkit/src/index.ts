@@ -50,7 +50,7 @@ export {
   signIn,
   type TestUser,
 } from "./http.js";
-export { tool } from "./mcp.js";
+export { McpClients, MEMORY_TOOL_NAMES, type Recalled, type ToolError, tool } from "./mcp.js";
 export {
   type LocalService,
   type LocalServiceOptions,
