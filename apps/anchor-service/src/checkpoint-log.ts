@@ -17,6 +17,7 @@ import {
   type Database,
   latestCheckpointLogHead,
   recordCheckpointLogAnchor,
+  type SealedCheckpoint,
 } from "@verifiable-memory/db-schema";
 import { toHex } from "@verifiable-memory/merkle-log";
 import { formatCheckpoint, signNote, userLogOrigin } from "@verifiable-memory/signed-note";
@@ -27,21 +28,28 @@ import type { AnchorMetrics } from "./metrics.js";
 export const MAX_ENTRIES_PER_APPEND = 50_000;
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
- * Appends every anchored user checkpoint not yet in the checkpoint log and signs the log's new
- * checkpoint (origin LOG_ORIGIN, key name LOG_ORIGIN) in one database transaction. It does not
- * look at the chain: {@link anchorCheckpointLog} checks the account first.
+ * Appends every anchored user checkpoint not yet in the checkpoint log, then the `sealed` user
+ * trees (whose per-user commit waits for USER_ANCHOR_INTERVAL_MS) above every size logged for
+ * their user, each stored with its user checkpoint signed by the log key, and signs the log's
+ * new checkpoint (origin LOG_ORIGIN, key name LOG_ORIGIN) in one database transaction. It does
+ * not look at the chain: {@link anchorCheckpointLog} checks the account first.
  * @returns the new head and the number of entries, or null when nothing was waiting.
  * @throws the database's errors (nothing is written then).
+ * Source: docs/protocol.md §13.5 "The checkpoint log".
  */
 export function appendUserCheckpoints(
   db: Database,
   logKey: LogKey,
   maxEntries = MAX_ENTRIES_PER_APPEND,
+  sealed: readonly SealedCheckpoint[] = [],
 ): Promise<CheckpointLogAppendResult> {
   return appendCheckpointLog(db, {
     maxEntries,
+    sealed,
+    noteOf: (entry) => signNote(decoder.decode(entry), [logKey.signer]),
     entryOf: (checkpoint) =>
       encoder.encode(
         formatCheckpoint({
@@ -59,7 +67,10 @@ export function appendUserCheckpoints(
 }
 
 /** The chain operations of the checkpoint log: a structural subset of ChainClient. */
-export type CheckpointLogChain = Pick<ChainClient, "readCheckpointLog" | "commitCheckpointLog">;
+export type CheckpointLogChain = Pick<
+  ChainClient,
+  "readCheckpointLog" | "commitCheckpointLog" | "checkpointLogAddress"
+>;
 
 /** What {@link anchorCheckpointLog} needs. */
 export interface CheckpointLogDeps {
@@ -72,6 +83,8 @@ export interface CheckpointLogDeps {
   readonly now?: () => number;
   /** Entries appended at most (default {@link MAX_ENTRIES_PER_APPEND}). */
   readonly maxEntries?: number;
+  /** Sealed user trees of this sweep whose per-user commit waits (logged as well). */
+  readonly sealed?: readonly SealedCheckpoint[];
 }
 
 /** Why the stored checkpoint log is a fork of the account's. */
@@ -189,7 +202,7 @@ async function step(deps: CheckpointLogDeps): Promise<CheckpointLogOutcome> {
       storedSize: stored?.treeSize ?? 0,
     };
   }
-  const appended = await appendUserCheckpoints(db, deps.logKey, deps.maxEntries);
+  const appended = await appendUserCheckpoints(db, deps.logKey, deps.maxEntries, deps.sealed);
   if (appended) {
     logger.info(
       { size: appended.head.treeSize, appended: appended.appended },
@@ -206,6 +219,7 @@ async function step(deps: CheckpointLogDeps): Promise<CheckpointLogOutcome> {
     await recordCheckpointLogAnchor(db, head.treeSize, {
       ...result,
       anchoredAt: new Date((deps.now ?? Date.now)()),
+      account: chain.checkpointLogAddress,
     });
     logger.info(
       { size: head.treeSize, signature: result.signature, slot: result.slot, nonce: result.nonce },

@@ -5,6 +5,12 @@
  */
 export { type AppDeps, createApp } from "./app.js";
 export type { AnchorChain } from "./chain.js";
+export {
+  anchorCheckpointLog,
+  type CheckpointLogChain,
+  type CheckpointLogDeps,
+  type CheckpointLogOutcome,
+} from "./checkpoint-log.js";
 export { type Env, EnvSchema, parseEnv } from "./env.js";
 export { ANCHOR_LOCK_KEY, createLeaderLock, type LeaderLock } from "./leader-lock.js";
 export { type MaintenanceConfig, type MaintenanceReport, runMaintenance } from "./maintenance.js";

@@ -114,10 +114,18 @@ await runService({
           },
         });
         if (logKey) {
-          // The checkpoint log follows the confirmed user checkpoints; a failure here never undoes
-          // the sweep, and the next interval appends and anchors what was missed.
-          await anchorCheckpointLog({ db: handle.db, logKey, chain, logger, metrics }).catch(
-            (error: unknown) => logger.error({ err: error }, "the checkpoint log step failed"),
+          // The checkpoint log follows the confirmed user checkpoints and the sealed trees whose
+          // per-user commit waits; a failure here never undoes the sweep, and the next interval
+          // appends and anchors what was missed.
+          await anchorCheckpointLog({
+            db: handle.db,
+            logKey,
+            chain,
+            logger,
+            metrics,
+            sealed: report.waiting,
+          }).catch((error: unknown) =>
+            logger.error({ err: error }, "the checkpoint log step failed"),
           );
         }
         return report;

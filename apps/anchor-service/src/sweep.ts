@@ -30,6 +30,7 @@ import {
   type PendingUser,
   rebuildTree,
   rootAtSize,
+  type SealedCheckpoint,
   TreeCorruptError,
 } from "@verifiable-memory/db-schema";
 import { type Hash, MissingNodeError, toHex } from "@verifiable-memory/merkle-log";
@@ -104,6 +105,11 @@ export interface SweepReport {
   readonly durationMs: number;
   /** One entry per sealed user. */
   readonly outcomes: readonly UserOutcome[];
+  /**
+   * The sealed trees whose per-user commit waits for the next batched pass
+   * (`user_anchor_interval`): the checkpoint log logs them (docs/protocol.md §13.5).
+   */
+  readonly waiting: readonly SealedCheckpoint[];
 }
 
 /**
@@ -142,9 +148,10 @@ export async function runSweep(deps: SweepDeps): Promise<SweepReport> {
       (user.oldestCreatedAt !== null && at - user.oldestCreatedAt.getTime() >= config.sealMaxAgeMs),
   );
 
+  const waiting: SealedCheckpoint[] = [];
   const outcomes =
     (config.userAnchorIntervalMs ?? 0) > 0
-      ? await anchorBatched(deps, sealed, at)
+      ? await anchorBatched(deps, sealed, at, waiting)
       : await mapLimit(sealed, config.maxInFlight, (user) =>
           anchorUser(deps, user).catch(internalError(deps, user)),
         );
@@ -168,6 +175,7 @@ export async function runSweep(deps: SweepDeps): Promise<SweepReport> {
     timedOut: count("timeout"),
     durationMs,
     outcomes,
+    waiting,
   };
 }
 
@@ -248,13 +256,15 @@ async function anchorUser(deps: SweepDeps, user: PendingUser): Promise<UserOutco
 /**
  * Batched mode (USER_ANCHOR_INTERVAL_MS > 0): prepares every sealed user, then commits those
  * without an account (their first anchor) and, once per interval, all the others together with
- * the chain client's `commitMany`; the rest wait for the next pass (`user_anchor_interval`).
+ * the chain client's `commitMany`; the rest wait for the next pass (`user_anchor_interval`), their
+ * sealed trees pushed to `waiting`.
  * @throws RangeError when the chain has no commitMany.
  */
 async function anchorBatched(
   deps: SweepDeps,
   sealed: readonly PendingUser[],
   at: number,
+  waiting: SealedCheckpoint[],
 ): Promise<UserOutcome[]> {
   const { chain, config } = deps;
   if (!chain.commitMany) {
@@ -280,7 +290,14 @@ async function anchorBatched(
         userId: p.user.userId,
         outcome: "skipped",
         reason: "user_anchor_interval",
+        treeSize: p.tree.size,
       };
+      waiting.push({
+        userId: p.user.userId,
+        owner: p.user.ownerPubkey,
+        treeSize: p.tree.size,
+        root: p.tree.root,
+      });
     }
   }
   if (commits.length === 0) {

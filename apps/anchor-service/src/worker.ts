@@ -86,7 +86,7 @@ export function startWorker(options: WorkerOptions): AnchorWorker {
     }
     try {
       const report = await sweep();
-      const { outcomes: _outcomes, ...summary } = report;
+      const { outcomes: _outcomes, waiting: _waiting, ...summary } = report;
       logger[report.sealed > 0 ? "info" : "debug"](summary, "sweep done");
     } catch (error) {
       logger.error({ err: error }, "sweep failed");

@@ -134,6 +134,7 @@ describe("the worker", () => {
             timedOut: 0,
             durationMs: 0,
             outcomes: [],
+            waiting: [],
           };
         },
         maintenanceIntervalMs: 60_000,

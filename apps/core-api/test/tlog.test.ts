@@ -54,6 +54,7 @@ async function grow(n: number): Promise<void> {
   }
   await appendCheckpointLog(t.db, {
     maxEntries: 100_000,
+    noteOf: (entry) => signNote(new TextDecoder().decode(entry), [signer]),
     entryOf: (c) =>
       new TextEncoder().encode(
         formatCheckpoint({

@@ -27,6 +27,7 @@ import {
   CommitmentErrorCode,
   createCommitInstruction,
   createInitializeInstruction,
+  findCheckpointLogAddress,
 } from "@verifiable-memory/commitment-program";
 import bs58 from "bs58";
 import {
@@ -214,6 +215,8 @@ export class ChainClient {
   readonly cluster: string;
   /** The authority's public key, base58. */
   readonly authorityAddress: string;
+  /** The authority's checkpoint log account (PDA ["checkpoint-log", authority]), base58. */
+  readonly checkpointLogAddress: string;
   private readonly program: PublicKey;
   private readonly authority: Keypair;
   private readonly connection: Connection;
@@ -238,6 +241,10 @@ export class ChainClient {
     this.cluster = config.cluster ?? clusterFromRpcUrl(config.rpcUrl);
     this.authority = config.authority;
     this.authorityAddress = config.authority.publicKey.toBase58();
+    this.checkpointLogAddress = findCheckpointLogAddress(
+      this.authority.publicKey,
+      this.program,
+    )[0].toBase58();
     this.commitment = config.commitment ?? "confirmed";
     this.confirmTimeoutMs = positiveInteger(
       config.confirmTimeoutMs,

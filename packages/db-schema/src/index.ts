@@ -58,8 +58,15 @@ export {
   checkpointLogRootAt,
   latestCheckpointLogHead,
   recordCheckpointLogAnchor,
+  type SealedCheckpoint,
   type UnloggedCheckpoint,
 } from "./queries/checkpoint-log.js";
+export {
+  checkpointLogCoveredSize,
+  type LoggedUserCheckpoint,
+  latestAnchoredCheckpointLogHead,
+  loggedCheckpointCovering,
+} from "./queries/checkpoint-log-reads.js";
 export {
   getAnchoredCheckpointBySize,
   getMemoryAtLatestCheckpoint,

@@ -103,8 +103,12 @@ export const SERVICE_WIDE = [
   "listMemoriesWithoutVector",
   "deleteVectorsOfOtherModels",
   // The checkpoint log is public by design: its entries are anchored user checkpoints, whose
-  // sizes and roots the chain already shows (docs/protocol.md §13.5 "The checkpoint log").
+  // sizes and roots the chain already shows (docs/protocol.md §13.5 "The checkpoint log"); the
+  // reads by user find a user's entries in it, which its tiles publish anyway.
   "appendCheckpointLog",
+  "checkpointLogCoveredSize",
+  "latestAnchoredCheckpointLogHead",
+  "loggedCheckpointCovering",
   "checkpointLogEntriesRange",
   "checkpointLogEntryOf",
   "checkpointLogNodeSource",

@@ -57,6 +57,7 @@ export {
   type NamespaceView,
   type OverviewPageInput,
 } from "./log-overview.js";
+export { type CheckpointLogProofView, checkpointLogProof } from "./log-proof.js";
 export {
   checkMasterKeys,
   MissingMasterKeyError,
@@ -111,6 +112,7 @@ export type {
 } from "./recall/types.js";
 export { quantise, VectorStore } from "./recall/vector-store.js";
 export {
+  CheckpointLogProofSchema,
   CreatedMemoriesSchema,
   CreatedMemorySchema,
   ExtensionCreateMemoryBodySchema,

@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { Clock } from "@verifiable-memory/clock";
 import {
+  checkpointLogCoveredSize,
   type Database,
   deleteMemory,
   getMemory,
@@ -361,7 +362,7 @@ export class MemoryService {
     const after =
       input.cursor === undefined ? undefined : decodeSearchCursor(input.cursor, input.rank);
     const vector = await this.queryVector(input);
-    const [result, checkpoint] = await Promise.all([
+    const [result, checkpoint, logCovered] = await Promise.all([
       this.deps.recall.search(caller.userId, dataKey, {
         vector,
         query: input.query,
@@ -380,8 +381,10 @@ export class MemoryService {
         },
       }),
       latestAnchoredCheckpoint(this.deps.db, caller.userId),
+      checkpointLogCoveredSize(this.deps.db, caller.userId),
     ]);
-    const anchoredSize = checkpoint?.treeSize ?? 0;
+    // Anchored on either path: the owner's account, or the checkpoint log (docs/protocol.md §4.1).
+    const anchoredSize = Math.max(checkpoint?.treeSize ?? 0, logCovered);
     const last = result.items[result.items.length - 1];
     return {
       items: result.items.map((entry) =>
@@ -507,5 +510,5 @@ function decryptView(owner: Owner, dataKey: Uint8Array, row: Memory): MemoryView
     { ciphertext: row.ciphertext, iv: row.iv },
     { userId: owner.userId, memoryId: row.id },
   );
-  return memoryView(rowViewSource(row), body.content, row.anchored);
+  return memoryView(rowViewSource(row), body.content, row.anchored || row.logAnchored);
 }

@@ -26,6 +26,7 @@ import {
 import type { ProofBundle } from "@verifiable-memory/verifier";
 import type { Caller, Owner } from "./caller.js";
 import { InvalidRangeError, MemoryDomainError, MemoryNotFoundError } from "./errors.js";
+import { type CheckpointLogProofView, checkpointLogProof } from "./log-proof.js";
 import { type MemoryBody, openMemoryBody } from "./memory-body.js";
 import { withinConfinement } from "./memory-filter.js";
 import { memoryLeaf, storedLeafFields } from "./memory-leaf.js";
@@ -55,8 +56,14 @@ export interface AnchorChain {
   readCommitment(owner: string): Promise<OnChainCommitment | null>;
 }
 
-/** A proof bundle as this service builds it (the verifier's ProofBundle, proof array owned). */
-export type ProofBundleView = ProofBundle & { readonly inclusionProof: string[] | null };
+/**
+ * A proof bundle as this service builds it: the verifier's ProofBundle (proof array owned) and
+ * its checkpoint-log path (docs/protocol.md §6.1 "The proof bundle").
+ */
+export type ProofBundleView = ProofBundle & {
+  readonly inclusionProof: string[] | null;
+  readonly checkpointLog: CheckpointLogProofView | null;
+};
 
 /** A memory with its proof bundle nested as `proof` (docs/protocol.md §8, grant answers). */
 export type MemoryWithProof = MemoryView & { readonly proof: ProofBundleView };
@@ -140,9 +147,10 @@ export class ProofService {
 
   /**
    * `GET /memories/:id/proof` (docs/protocol.md §6): the proof bundle of the owner's memory `memoryId`,
-   * as {@link bundle} builds it, from ONE database statement (getMemoryAtLatestCheckpoint: the
-   * row, the latest anchored checkpoint and the inclusion path's nodes, in one snapshot). Nothing
-   * is cached, so every core-api instance on the database answers the same.
+   * as {@link bundle} builds it: ONE database statement for the row, the latest anchored
+   * checkpoint and the inclusion path's nodes (getMemoryAtLatestCheckpoint, one snapshot), then
+   * the reads of the checkpoint-log path. Nothing is cached, so every core-api instance on the
+   * database answers the same.
    * @throws MemoryNotFoundError when the memory is unknown, deleted, another user's or outside
    *   the caller's namespace confinement; as {@link bundle} otherwise (MissingNodeError when the
    *   node store lacks a path node).
@@ -199,15 +207,28 @@ export class ProofService {
     if (toHex(leafHash) !== storedHash) {
       throw new Error(`memory ${row.id}: recomputed leaf hash differs from the stored one`);
     }
+    const checkpointLog = await checkpointLogProof(
+      this.db,
+      this.chain,
+      owner.userId,
+      row.leafIndex,
+    );
     const base = {
       memoryId: row.id,
       leafIndex: row.leafIndex,
       leafHash: storedHash,
       leafData,
       salt: Buffer.from(body.salt).toString("base64"),
+      checkpointLog,
     };
     if (!checkpoint || row.leafIndex >= checkpoint.treeSize) {
-      return { ...base, anchored: false, checkpoint: null, inclusionProof: null, anchor: null };
+      return {
+        ...base,
+        anchored: checkpointLog !== null,
+        checkpoint: null,
+        inclusionProof: null,
+        anchor: null,
+      };
     }
     const path = await inclusionProof(row.leafIndex, checkpoint.treeSize, nodes);
     return {

@@ -135,6 +135,44 @@ const commitmentFields = {
   nonce: z.number().int(),
 };
 
+const hexNode = z.string().openapi({ description: "32 bytes, 64 lowercase hex characters" });
+
+/** The checkpoint-log path of a proof bundle (docs/protocol.md §6.1 "The proof bundle"). */
+export const CheckpointLogProofSchema = z
+  .object({
+    entry: z.string().openapi({
+      description:
+        "the user checkpoint's note text (`<LOG_ORIGIN>/users/<owner>`, size, base64 root; each line ending in a newline), the checkpoint log's entry",
+    }),
+    userCheckpoint: z.string().openapi({
+      description: "the same user checkpoint as a signed note (docs/protocol.md §13.3)",
+    }),
+    userInclusionProof: z.array(hexNode).openapi({
+      description: "audit path of the memory's leaf in the user's tree at the entry's size",
+    }),
+    leafIndex: z.number().int().openapi({ description: "the entry's index in the checkpoint log" }),
+    treeSize: z
+      .number()
+      .int()
+      .openapi({ description: "checkpoint log size at its latest anchored head" }),
+    rootHash: z.string().openapi({ description: "checkpoint log root at `treeSize`, hex" }),
+    inclusionProof: z.array(hexNode).openapi({
+      description: "audit path of the entry in the checkpoint log of `treeSize` entries",
+    }),
+    anchor: z.object({
+      cluster: z.string(),
+      programId: z.string(),
+      account: z
+        .string()
+        .openapi({ description: 'the checkpoint log account, PDA ["checkpoint-log", authority]' }),
+      size: z.number().int(),
+      nonce: z.number().int().openapi({ description: "the account's nonce after the transaction" }),
+      signature: z.string(),
+      slot: z.number().int(),
+    }),
+  })
+  .openapi("CheckpointLogProof");
+
 /** A proof bundle (docs/protocol.md §6). */
 export const ProofBundleSchema = z
   .object({
@@ -147,6 +185,10 @@ export const ProofBundleSchema = z
     checkpoint: z.object({ treeSize: z.number().int(), rootHash: z.string() }).nullable(),
     inclusionProof: z.array(z.string()).nullable(),
     anchor: z.object({ ...commitmentFields, signature: z.string() }).nullable(),
+    checkpointLog: CheckpointLogProofSchema.nullable().openapi({
+      description:
+        "the path through the checkpoint log (docs/protocol.md §6.1): null until a logged user checkpoint under an anchored checkpoint-log head covers the memory",
+    }),
   })
   .openapi("ProofBundle");
 

@@ -710,6 +710,7 @@ export interface components {
                 nonce: number;
                 signature: string;
             } | null;
+            checkpointLog: components["schemas"]["CheckpointLogProof"];
         };
         LeafData: components["schemas"]["LeafDataV1"] | components["schemas"]["LeafDataV2"];
         LeafDataV1: {
@@ -737,6 +738,34 @@ export interface components {
             writtenBy: components["schemas"]["Writer"];
             supersedes: string | null;
         };
+        /** @description the path through the checkpoint log (docs/protocol.md §6.1): null until a logged user checkpoint under an anchored checkpoint-log head covers the memory */
+        CheckpointLogProof: {
+            /** @description the user checkpoint's note text (`<LOG_ORIGIN>/users/<owner>`, size, base64 root; each line ending in a newline), the checkpoint log's entry */
+            entry: string;
+            /** @description the same user checkpoint as a signed note (docs/protocol.md §13.3) */
+            userCheckpoint: string;
+            /** @description audit path of the memory's leaf in the user's tree at the entry's size */
+            userInclusionProof: string[];
+            /** @description the entry's index in the checkpoint log */
+            leafIndex: number;
+            /** @description checkpoint log size at its latest anchored head */
+            treeSize: number;
+            /** @description checkpoint log root at `treeSize`, hex */
+            rootHash: string;
+            /** @description audit path of the entry in the checkpoint log of `treeSize` entries */
+            inclusionProof: string[];
+            anchor: {
+                cluster: string;
+                programId: string;
+                /** @description the checkpoint log account, PDA ["checkpoint-log", authority] */
+                account: string;
+                size: number;
+                /** @description the account's nonce after the transaction */
+                nonce: number;
+                signature: string;
+                slot: number;
+            };
+        } | null;
         VerifyResult: {
             verified: boolean;
             /** @enum {string|null} */
@@ -2336,7 +2365,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The proof bundle (checkpoint, inclusionProof and anchor are null until anchored) */
+            /** @description The proof bundle (checkpoint, inclusionProof and anchor are null until the owner's account covers the memory; checkpointLog is null until an anchored checkpoint-log head does) */
             200: {
                 headers: {
                     [name: string]: unknown;

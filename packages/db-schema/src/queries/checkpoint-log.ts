@@ -28,23 +28,35 @@ import { bytesOf, rawQuery } from "./_prepared.js";
 /** The advisory lock key of the checkpoint-log appender ("ckplog" in ASCII: six bytes, an exact JavaScript integer). */
 const APPEND_LOCK = 0x636b_706c_6f67;
 
-/** An anchored user checkpoint not yet in the checkpoint log. */
+/** A user checkpoint not yet in the checkpoint log. */
 export interface UnloggedCheckpoint {
-  readonly checkpointId: string;
+  /** The anchored checkpoint it is; null for a sealed checkpoint the owner's account lacks yet. */
+  readonly checkpointId: string | null;
+  readonly userId: string;
   /** The owner's wallet key, base58. */
   readonly owner: string;
   readonly treeSize: number;
   readonly root: Uint8Array;
 }
 
+/** A sealed user tree (size, root) whose per-user commit waits: logged without its own anchor. */
+export type SealedCheckpoint = Omit<UnloggedCheckpoint, "checkpointId">;
+
 /** What {@link appendCheckpointLog} needs from the caller (the app holds the log key). */
 export interface CheckpointLogAppend {
   /** The entry (unsigned note text, UTF-8) recording one user checkpoint. */
   entryOf(checkpoint: UnloggedCheckpoint): Uint8Array;
+  /** The signed user checkpoint (signed note) of an entry's text. */
+  noteOf(entry: Uint8Array): string;
   /** The signed note of the checkpoint log at `size` entries with root `root`. */
   sign(size: number, root: Hash): string;
   /** Most entries appended by one call (the rest wait for the next). */
   readonly maxEntries: number;
+  /**
+   * Sealed user trees to log as well, each only when its size is above every size already
+   * logged for its user (default none).
+   */
+  readonly sealed?: readonly SealedCheckpoint[];
 }
 
 /** The outcome of one append: the new head, or null when nothing was waiting. */
@@ -53,25 +65,98 @@ export type CheckpointLogAppendResult = {
   readonly appended: number;
 } | null;
 
-/** The cursor: the `log_seq` of the checkpoint at the log's last entry (none while it is empty). */
+/** The cursor: the `log_seq` of the anchored checkpoint at the log's last entry that has one. */
 const CURSOR_SQL = `select c.log_seq from checkpoint_log_entries e
   join anchored_checkpoints c on c.id = e.checkpoint_id
   order by e.leaf_index desc
   limit 1`;
 
-const UNLOGGED_SQL = `select c.id, u.owner_pubkey, c.tree_size, c.root
+// Anchored checkpoints after the cursor whose (owner, size) is not logged yet (a sealed tree may
+// have been logged before the owner's account held it).
+const UNLOGGED_SQL = `select c.id, c.user_id, u.owner_pubkey, c.tree_size, c.root
   from anchored_checkpoints c
   join users u on u.id = c.user_id
-  where c.log_seq > $1
+  where c.log_seq > $1 and not exists (select 1 from checkpoint_log_entries e
+    where e.user_id = c.user_id and e.tree_size = c.tree_size)
   order by c.log_seq
   limit $2`;
 
+const LOGGED_SIZES_SQL = `select user_id, max(tree_size) as size from checkpoint_log_entries
+  where user_id in (select jsonb_array_elements_text($1::jsonb)) group by user_id`;
+
+const UNSIGNED_SQL = `select leaf_index, entry from checkpoint_log_entries where note is null
+  order by leaf_index limit $1`;
+
+const SET_NOTES_SQL = `update checkpoint_log_entries e set note = u.note
+  from jsonb_to_recordset($1::jsonb) as u(leaf_index bigint, note text)
+  where e.leaf_index = u.leaf_index`;
+
+/** The candidates of one append: anchored checkpoints first, then sealed ones above every logged size. */
+async function unlogged(
+  tx: Executor,
+  append: CheckpointLogAppend,
+  cursor: string | number,
+): Promise<UnloggedCheckpoint[]> {
+  const rows = await rawQuery<{
+    id: string;
+    user_id: string;
+    owner_pubkey: string;
+    tree_size: string;
+    root: Uint8Array;
+  }>(tx, UNLOGGED_SQL, [cursor, append.maxEntries]);
+  const found: UnloggedCheckpoint[] = rows.map((row) => ({
+    checkpointId: row.id,
+    userId: row.user_id,
+    owner: row.owner_pubkey,
+    treeSize: Number(row.tree_size),
+    root: bytesOf(row.root),
+  }));
+  const sealed = append.sealed ?? [];
+  if (sealed.length === 0 || found.length >= append.maxEntries) {
+    return found;
+  }
+  const logged = new Map<string, number>();
+  const sizes = await rawQuery<{ user_id: string; size: string }>(tx, LOGGED_SIZES_SQL, [
+    JSON.stringify(sealed.map((c) => c.userId)),
+  ]);
+  for (const row of sizes) {
+    logged.set(row.user_id, Number(row.size));
+  }
+  for (const c of found) {
+    logged.set(c.userId, Math.max(logged.get(c.userId) ?? 0, c.treeSize));
+  }
+  for (const c of sealed) {
+    if (found.length < append.maxEntries && c.treeSize > (logged.get(c.userId) ?? 0)) {
+      found.push({ ...c, checkpointId: null });
+      logged.set(c.userId, c.treeSize);
+    }
+  }
+  return found;
+}
+
+/** Signs entries appended before signed notes were stored (at most `maxEntries` per call). */
+async function signStoredEntries(tx: Executor, append: CheckpointLogAppend): Promise<void> {
+  const rows = await rawQuery<{ leaf_index: string; entry: Uint8Array }>(tx, UNSIGNED_SQL, [
+    append.maxEntries,
+  ]);
+  if (rows.length > 0) {
+    const notes = rows.map((r) => ({
+      leaf_index: Number(r.leaf_index),
+      note: append.noteOf(bytesOf(r.entry)),
+    }));
+    await rawQuery(tx, SET_NOTES_SQL, [JSON.stringify(notes)]);
+  }
+}
+
 /**
- * Appends the anchored user checkpoints not yet logged (those whose `log_seq` is above the
- * cursor, the `log_seq` of the last entry's checkpoint; lowest first, at most `maxEntries`) to the
- * checkpoint log and records its new head, signed by `sign`, in ONE transaction under an advisory
- * lock: entries, completed perfect subtrees and the head commit together or not at all. Each
- * append reads only the new checkpoints (an index range scan on `log_seq`).
+ * Appends to the checkpoint log, in ONE transaction under an advisory lock, the anchored user
+ * checkpoints not yet logged (those whose `log_seq` is above the cursor, the `log_seq` of the last
+ * entry's anchored checkpoint, and whose (owner, size) no entry holds; lowest first), then the
+ * `sealed` checkpoints above every size logged for their user, at most `maxEntries` in all; stores
+ * each entry with its signed note (`noteOf`) and records the log's new head, signed by `sign`.
+ * Entries, completed perfect subtrees and the head commit together or not at all. Entries stored
+ * without a note (before notes were kept) get theirs in the same transaction. Each append reads
+ * only the new checkpoints (an index range scan on `log_seq`).
  *
  * The cursor never skips a checkpoint: `log_seq` values are drawn at insert, so a transaction may
  * commit a smaller one after a larger one became visible. The append therefore first locks
@@ -80,7 +165,7 @@ const UNLOGGED_SQL = `select c.id, u.owner_pubkey, c.tree_size, c.root
  * Every `log_seq` drawn before the lock belongs to a transaction that has ended (committed, so
  * visible, or rolled back), and every one drawn after it is larger than the cursor.
  * @returns the new head and the number of entries appended, or null when none was waiting.
- * @throws the database's errors; whatever `entryOf` or `sign` throws (nothing is written).
+ * @throws the database's errors; whatever `entryOf`, `noteOf` or `sign` throws (nothing is written).
  * Source: docs/protocol.md §13.5 "The checkpoint log".
  */
 export async function appendCheckpointLog(
@@ -90,14 +175,10 @@ export async function appendCheckpointLog(
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${APPEND_LOCK})`);
     await tx.execute(sql`lock table anchored_checkpoints in share mode`);
+    await signStoredEntries(tx, append);
     const [last] = await rawQuery<{ log_seq: string }>(tx, CURSOR_SQL, []);
-    const rows = await rawQuery<{
-      id: string;
-      owner_pubkey: string;
-      tree_size: string;
-      root: Uint8Array;
-    }>(tx, UNLOGGED_SQL, [last?.log_seq ?? 0, append.maxEntries]);
-    if (rows.length === 0) {
+    const candidates = await unlogged(tx, append, last?.log_seq ?? 0);
+    if (candidates.length === 0) {
       return null;
     }
     const previous = await latestCheckpointLogHead(tx);
@@ -105,15 +186,17 @@ export async function appendCheckpointLog(
     const source = checkpointLogNodeSource(tx);
     const range = CompactRange.fromState(size, [...(await source.getNodes(rangeNodes(0, size)))]);
     const nodes: StoredNode[] = [];
-    const entries = rows.map((row, i) => {
-      const entry = append.entryOf({
-        checkpointId: row.id,
-        owner: row.owner_pubkey,
-        treeSize: Number(row.tree_size),
-        root: bytesOf(row.root),
-      });
+    const entries = candidates.map((c, i) => {
+      const entry = append.entryOf(c);
       nodes.push(...range.append(hashLeaf(entry)));
-      return { leafIndex: size + i, checkpointId: row.id, entry };
+      return {
+        leafIndex: size + i,
+        checkpointId: c.checkpointId,
+        userId: c.userId,
+        treeSize: c.treeSize,
+        entry,
+        note: append.noteOf(entry),
+      };
     });
     await tx.insert(checkpointLogEntries).values(entries);
     for (let i = 0; i < nodes.length; i += 5000) {
@@ -166,28 +249,54 @@ export interface CheckpointLogAnchor {
   /** The checkpoint log account's nonce after it. */
   readonly nonce: number;
   readonly anchoredAt: Date;
+  /** The checkpoint log account (PDA) written, base58. */
+  readonly account: string;
 }
 
+// Marks the memories the entries newly covered by the anchor of the head of $1 entries cover:
+// entries from the previous recorded anchor's size up to $1, per user from the size its earlier
+// entries already covered (so each memory is touched once).
+const MARK_COVERED_SQL = `with prev as (select coalesce(max(tree_size), 0) as size
+    from checkpoint_log_heads where anchor_signature is not null and tree_size < $1),
+  fresh as (select e.user_id, max(e.tree_size) as size from checkpoint_log_entries e, prev
+    where e.leaf_index >= prev.size and e.leaf_index < $1 group by e.user_id),
+  span as (select f.user_id, f.size, coalesce((select max(o.tree_size)
+      from checkpoint_log_entries o, prev where o.user_id = f.user_id and o.leaf_index < prev.size), 0) as done
+    from fresh f)
+  update memories m set log_anchored = true from span
+  where m.user_id = span.user_id and m.leaf_index >= span.done and m.leaf_index < span.size
+    and m.log_anchored = false`;
+
 /**
- * Records the anchor of the head at `treeSize` (docs/protocol.md §13.5 "The checkpoint log").
- * @returns false when no head has that size.
+ * Records the anchor of the head at `treeSize` and, in the same transaction, marks anchored
+ * every memory a user checkpoint among the newly covered entries covers, as `logAnchored`
+ * (docs/protocol.md §13.5 "The checkpoint log": a memory counts as anchored through either path).
+ * @returns false (nothing written) when no head has that size.
+ * @throws the database's errors.
  */
 export async function recordCheckpointLogAnchor(
-  db: Executor,
+  db: Database,
   treeSize: number,
   anchor: CheckpointLogAnchor,
 ): Promise<boolean> {
-  const rows = await db
-    .update(checkpointLogHeads)
-    .set({
-      anchorSignature: anchor.signature,
-      anchorSlot: anchor.slot,
-      anchorNonce: anchor.nonce,
-      anchoredAt: anchor.anchoredAt,
-    })
-    .where(eq(checkpointLogHeads.treeSize, treeSize))
-    .returning({ treeSize: checkpointLogHeads.treeSize });
-  return rows.length > 0;
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(checkpointLogHeads)
+      .set({
+        anchorSignature: anchor.signature,
+        anchorSlot: anchor.slot,
+        anchorNonce: anchor.nonce,
+        anchoredAt: anchor.anchoredAt,
+        anchorAccount: anchor.account,
+      })
+      .where(eq(checkpointLogHeads.treeSize, treeSize))
+      .returning({ treeSize: checkpointLogHeads.treeSize });
+    if (rows.length === 0) {
+      return false;
+    }
+    await rawQuery(tx, MARK_COVERED_SQL, [treeSize]);
+    return true;
+  });
 }
 
 /**

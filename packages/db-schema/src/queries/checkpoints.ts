@@ -138,8 +138,8 @@ export interface MemoryAtCheckpoint {
  * hashes. `$1` user id, `$2` memory id.
  */
 const MEMORY_AT_CHECKPOINT_SQL = `with m as (
-    select id, user_id, leaf_index, ciphertext, iv, leaf_hash, metadata, anchored, leaf_version,
-      namespace, writer_kind, writer_key_id, supersedes, superseded_by,
+    select id, user_id, leaf_index, ciphertext, iv, leaf_hash, metadata, anchored, log_anchored,
+      leaf_version, namespace, writer_kind, writer_key_id, supersedes, superseded_by,
       (extract(epoch from created_at) * 1000)::float8 as created_ms,
       (extract(epoch from deleted_at) * 1000)::float8 as deleted_ms
     from memories where user_id = $1 and id = $2 and deleted_at is null
@@ -175,6 +175,7 @@ interface RawMemoryAtCheckpoint extends Record<string, unknown> {
   leaf_hash: Uint8Array;
   metadata: Record<string, unknown>;
   anchored: boolean;
+  log_anchored: boolean;
   leaf_version: number;
   namespace: string | null;
   writer_kind: WriterKind | null;
@@ -225,6 +226,7 @@ export async function getMemoryAtLatestCheckpoint(
     metadata: row.metadata,
     createdAt: new Date(row.created_ms),
     anchored: row.anchored,
+    logAnchored: row.log_anchored,
     deletedAt: row.deleted_ms === null ? null : new Date(row.deleted_ms),
     leafVersion: row.leaf_version as 1 | 2,
     namespace: row.namespace,

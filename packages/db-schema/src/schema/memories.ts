@@ -40,6 +40,11 @@ export const memories = pgTable(
     metadata: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     createdAt: timestampMs().notNull(),
     anchored: boolean().notNull().default(false),
+    /**
+     * True once a user checkpoint in a checkpoint-log head confirmed on chain covers the leaf
+     * (docs/protocol.md §13.5); `anchored` stays the owner's own account's.
+     */
+    logAnchored: boolean().notNull().default(false),
     deletedAt: timestampMs(),
     /** Leaf-encoding version of `leafHash` (docs/protocol.md §5): 1 or 2. */
     leafVersion: smallint().$type<1 | 2>().notNull().default(1),

@@ -1,7 +1,7 @@
 /**
- * `GET /memories/:id/proof` (docs/protocol.md §6): the proof bundle, cut at the latest anchored
- * checkpoint, that a third party checks offline against the chain. One database statement after
- * the bearer's (ProofService.proofOf).
+ * `GET /memories/:id/proof` (docs/protocol.md §6.1 "The proof bundle"): the proof bundle, cut at
+ * the latest anchored checkpoint, with its path through the checkpoint log (`checkpointLog`),
+ * that a third party checks offline against the chain (ProofService.proofOf).
  * @module
  */
 import { createRoute } from "@hono/zod-openapi";
@@ -33,7 +33,7 @@ export function registerGetMemoryProof(app: App, deps: AppDeps, services: Servic
     responses: {
       200: {
         description:
-          "The proof bundle (checkpoint, inclusionProof and anchor are null until anchored)",
+          "The proof bundle (checkpoint, inclusionProof and anchor are null until the owner's account covers the memory; checkpointLog is null until an anchored checkpoint-log head does)",
         content: { "application/json": { schema: ProofBundleSchema } },
       },
       401: unauthorizedResponse(),

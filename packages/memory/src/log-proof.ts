@@ -1,0 +1,106 @@
+/**
+ * The checkpoint-log path of a proof bundle (docs/protocol.md §6.1 "The proof bundle", §13.5
+ * "The checkpoint log"): the earliest logged user checkpoint that covers a memory, the memory's
+ * audit path in the user's tree at that checkpoint's size, and the entry's audit path in the
+ * checkpoint log at its latest head confirmed on chain, with that head's anchor.
+ * @module
+ */
+import {
+  checkpointLogNodeSource,
+  type Database,
+  latestAnchoredCheckpointLogHead,
+  loggedCheckpointCovering,
+  nodeSource,
+} from "@verifiable-memory/db-schema";
+import { inclusionProof, type NodeHashSource, toHex } from "@verifiable-memory/merkle-log";
+
+/** `checkpointLog` of a proof bundle: every part hex or text, as docs/protocol.md §6.1 lists. */
+export interface CheckpointLogProofView {
+  /** The user checkpoint's note text (origin, size and base64 root lines), unsigned. */
+  readonly entry: string;
+  /** The same user checkpoint as a signed note (log key, key name LOG_ORIGIN). */
+  readonly userCheckpoint: string;
+  /** RFC 9162 audit path of the memory's leaf in the user's tree at the entry's size, hex. */
+  readonly userInclusionProof: string[];
+  /** The entry's index in the checkpoint log. */
+  readonly leafIndex: number;
+  /** Size of the checkpoint log at its latest anchored head. */
+  readonly treeSize: number;
+  /** Root of the checkpoint log at `treeSize`, hex. */
+  readonly rootHash: string;
+  /** RFC 9162 audit path of the entry in the checkpoint log of `treeSize` entries, hex. */
+  readonly inclusionProof: string[];
+  /** The confirmed transaction that put (`rootHash`, `treeSize`) in the checkpoint log account. */
+  readonly anchor: {
+    readonly cluster: string;
+    readonly programId: string;
+    /** The checkpoint log account (PDA ["checkpoint-log", authority]), base58. */
+    readonly account: string;
+    /** = `treeSize`. */
+    readonly size: number;
+    /** The account's nonce after that transaction. */
+    readonly nonce: number;
+    /** The transaction, base58. */
+    readonly signature: string;
+    readonly slot: number;
+  };
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * The checkpoint-log path of leaf `leafIndex` of the user's log: the user's earliest logged
+ * checkpoint (lowest checkpoint-log index) covering it, provided that entry lies below the
+ * checkpoint log's latest anchored head.
+ * @param chain the cluster name and program id reported in the anchor.
+ * @param nodes the user's node store (default: read from `db`).
+ * @returns the path, or null when no logged user checkpoint under an anchored head covers the
+ *   leaf (or the latest anchored head predates recorded anchor accounts).
+ * @throws MissingNodeError when a node of either audit path is missing (a damaged store).
+ * Source: docs/protocol.md §6.1 "The proof bundle"; RFC 9162 §2.1.3.
+ */
+export async function checkpointLogProof(
+  db: Database,
+  chain: { readonly cluster: string; readonly programId: string },
+  userId: string,
+  leafIndex: number,
+  nodes: NodeHashSource = nodeSource(db, userId),
+): Promise<CheckpointLogProofView | null> {
+  const [logged, head] = await Promise.all([
+    loggedCheckpointCovering(db, userId, leafIndex),
+    latestAnchoredCheckpointLogHead(db),
+  ]);
+  if (
+    !logged ||
+    !head ||
+    logged.leafIndex >= head.treeSize ||
+    head.anchorSignature === null ||
+    head.anchorAccount === null ||
+    head.anchorNonce === null ||
+    head.anchorSlot === null
+  ) {
+    return null;
+  }
+  const [userPath, logPath] = await Promise.all([
+    inclusionProof(leafIndex, logged.treeSize, nodes),
+    inclusionProof(logged.leafIndex, head.treeSize, checkpointLogNodeSource(db)),
+  ]);
+  return {
+    entry: decoder.decode(logged.entry),
+    userCheckpoint: logged.note,
+    userInclusionProof: userPath.map(toHex),
+    leafIndex: logged.leafIndex,
+    treeSize: head.treeSize,
+    rootHash: toHex(head.root),
+    inclusionProof: logPath.map(toHex),
+    anchor: {
+      cluster: chain.cluster,
+      programId: chain.programId,
+      account: head.anchorAccount,
+      size: head.treeSize,
+      nonce: head.anchorNonce,
+      signature: head.anchorSignature,
+      slot: head.anchorSlot,
+    },
+  };
+}
