@@ -30,7 +30,7 @@ function countingLoader() {
 describe("session user loader", () => {
   it("answers the loads of one turn with one lookup, each with its own user or null", async () => {
     const signedIn = await Promise.all(
-      Array.from({ length: 10 }, () => signIn(t.url, newWallet())),
+      Array.from({ length: 10 }, () => signIn(t.app, newWallet())),
     );
     const { loader, lookups } = countingLoader();
     const ids = [...signedIn.map((s) => s.userId), "no-such-user", signedIn[3]?.userId ?? ""];
@@ -41,7 +41,7 @@ describe("session user loader", () => {
   });
 
   it("reads the database again on every later load (nothing cached)", async () => {
-    const { userId } = await signIn(t.url, newWallet());
+    const { userId } = await signIn(t.app, newWallet());
     const { loader, lookups } = countingLoader();
     const before = (await loader.load(userId)) as User;
     await t.sql`update users set wrapped_data_key = ${Buffer.alloc(60, 1)} where id = ${userId}`;
@@ -52,7 +52,7 @@ describe("session user loader", () => {
   });
 
   it("a failed lookup rejects the loads of its turn only", async () => {
-    const { userId } = await signIn(t.url, newWallet());
+    const { userId } = await signIn(t.app, newWallet());
     let fail = true;
     const loader = createUserLoader((ids) => {
       if (fail) {
@@ -68,7 +68,7 @@ describe("session user loader", () => {
 
   it("resolveBearer gives 30 concurrent sessions of 30 users each its own user", async () => {
     const sessions = await Promise.all(
-      Array.from({ length: 30 }, () => signIn(t.url, newWallet())),
+      Array.from({ length: 30 }, () => signIn(t.app, newWallet())),
     );
     const deps = { db: t.db, secret: t.config.jwtSecret, clock: t.clock };
     const resolved = await Promise.all(sessions.map((s) => resolveBearer(deps, s.token)));

@@ -17,7 +17,7 @@ afterAll(async () => {
 
 describe("expectAppend middleware", () => {
   it("announces the request's append, appends through it, and withdraws it when the request fails", async () => {
-    const u = await newUser(t.url);
+    const u = await newUser(t.app);
     const queue = new AppendQueue(t.db, { maxHoldMs: 60_000 });
     const app = new Hono<AppEnv>();
     let seen = -1;

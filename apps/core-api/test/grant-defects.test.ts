@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loggablePath } from "../src/app.js";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import { callAt, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 
 const written: string[] = [];
 const sink = new Writable({
@@ -23,8 +23,8 @@ let memoryId: string;
 
 beforeAll(async () => {
   t = await startTestApp({ logger: pino({ level: "trace" }, sink) });
-  user = await newUser(t.url);
-  const created = await call<{ id: string }>(`${t.url}/memories`, {
+  user = await newUser(t.app);
+  const created = await callAt<{ id: string }>(t.app, "/memories", {
     headers: user.headers,
     body: { content: "shared once" },
   });
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 async function grant(maxUses = 1): Promise<string> {
-  const res = await call<{ token: string }>(`${t.url}/agent-cases`, {
+  const res = await callAt<{ token: string }>(t.app, "/agent-cases", {
     headers: user.headers,
     body: { operation: { type: "read_memories", memoryIds: [memoryId] }, maxUses },
   });
@@ -46,10 +46,10 @@ async function grant(maxUses = 1): Promise<string> {
 describe("grant URLs", () => {
   it("HEAD spends no use (405, Allow: GET); the GET after it still works", async () => {
     const token = await grant(1);
-    const head = await fetch(`${t.url}/agent-cases/${token}`, { method: "HEAD" });
+    const head = await t.app.request(`/agent-cases/${token}`, { method: "HEAD" });
     expect(head.status).toBe(405);
     expect(head.headers.get("allow")).toBe("GET");
-    const get = await call<{ usesRemaining: number }>(`${t.url}/agent-cases/${token}`);
+    const get = await callAt<{ usesRemaining: number }>(t.app, `/agent-cases/${token}`);
     expect(get.status).toBe(200);
     expect(get.body.usesRemaining).toBe(0);
   });
@@ -67,7 +67,7 @@ describe("grant URLs", () => {
       ["GET", `/agent-cases/${token}/audit`],
     ];
     for (const [method, path] of variants) {
-      const res = await fetch(`${t.url}${path}`, {
+      const res = await t.app.request(`${path}`, {
         method,
         headers: {
           ...user.headers,
@@ -97,7 +97,7 @@ describe("U+0000", () => {
     ["/agent-cases", { operation: { type: "read_memories", memoryIds: ["a\u0000"] } }],
     ["/agent-cases", { operation: { type: "search", query: "x" }, label: "label\u0000" }],
   ])("in %s %j is a 400", async (path, body) => {
-    const res = await call<{ error: { code: string } }>(`${t.url}${path}`, {
+    const res = await callAt<{ error: { code: string } }>(t.app, `${path}`, {
       headers: user.headers,
       body,
     });

@@ -5,7 +5,7 @@
  * creating key recorded on the grant; revoking that key, or its expiry, revokes its grants.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import { callAt, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 
 let t: TestApp;
 let user: TestUser;
@@ -15,9 +15,9 @@ let outside: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  user = await newUser(t.url);
+  user = await newUser(t.app);
   const write = async (content: string, namespace: string) => {
-    const res = await call<{ id: string }>(`${t.url}/memories`, {
+    const res = await callAt<{ id: string }>(t.app, "/memories", {
       headers: user.headers,
       body: { content, namespace },
     });
@@ -38,7 +38,7 @@ interface KeyOptions {
 }
 
 async function createKey(options: KeyOptions): Promise<{ id: string; key: string }> {
-  const res = await call<{ id: string; key: string }>(`${t.url}/keys`, {
+  const res = await callAt<{ id: string; key: string }>(t.app, "/keys", {
     headers: user.headers,
     body: { label: "matrix", ...options },
   });
@@ -47,14 +47,15 @@ async function createKey(options: KeyOptions): Promise<{ id: string; key: string
 }
 
 function createGrant(bearer: string, operation: Record<string, unknown>) {
-  return call<{ id: string; token: string; operation: Record<string, unknown> }>(
-    `${t.url}/agent-cases`,
+  return callAt<{ id: string; token: string; operation: Record<string, unknown> }>(
+    t.app,
+    "/agent-cases",
     { headers: { authorization: `Bearer ${bearer}` }, body: { operation, maxUses: 10 } },
   );
 }
 
 function useGrant(token: string) {
-  return call<{ memories: { id: string }[] }>(`${t.url}/agent-cases/${token}`);
+  return callAt<{ memories: { id: string }[] }>(t.app, `/agent-cases/${token}`);
 }
 
 const SCOPE_SETS: readonly (readonly string[] | "session")[] = [
@@ -140,15 +141,16 @@ describe("the creating key", () => {
     const mine = await createGrant(key, { type: "read_memories", memoryIds: [inside] });
     const theirs = await createGrant(other.key, { type: "read_memories", memoryIds: [inside] });
     expect((await useGrant(mine.body.token)).status).toBe(200);
-    const revoked = await call(`${t.url}/keys/${id}`, { method: "DELETE", headers: user.headers });
+    const revoked = await callAt(t.app, `/keys/${id}`, { method: "DELETE", headers: user.headers });
     expect(revoked.status).toBe(204);
     expect(await useGrant(mine.body.token)).toMatchObject({
       status: 410,
       body: { error: { code: "grant_revoked" } },
     });
     expect((await useGrant(theirs.body.token)).status).toBe(200);
-    const listed = await call<{ items: { id: string; status: string; revokedAt: string }[] }>(
-      `${t.url}/agent-cases?limit=200`,
+    const listed = await callAt<{ items: { id: string; status: string; revokedAt: string }[] }>(
+      t.app,
+      "/agent-cases?limit=200",
       { headers: user.headers },
     );
     const view = listed.body.items.find((g) => g.id === mine.body.id);
@@ -167,8 +169,9 @@ describe("the creating key", () => {
       status: 410,
       body: { error: { code: "grant_revoked" } },
     });
-    const listed = await call<{ items: { id: string; status: string; revokedAt: string }[] }>(
-      `${t.url}/agent-cases?limit=200`,
+    const listed = await callAt<{ items: { id: string; status: string; revokedAt: string }[] }>(
+      t.app,
+      "/agent-cases?limit=200",
       { headers: user.headers },
     );
     expect(listed.body.items.find((g) => g.id === grant.body.id)).toMatchObject({

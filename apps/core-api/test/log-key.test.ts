@@ -15,7 +15,7 @@ import { generateSigner, openCheckpoint, parseVerifierKey } from "@verifiable-me
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/env.js";
 import {
-  call,
+  callAt,
   newUser,
   recordCheckpoint,
   startTestApp,
@@ -73,7 +73,7 @@ function verifiesWithNodeCrypto(note: string, vkey: string): boolean {
 
 describe("GET /info with a log key", () => {
   it("shows the current verifier key and the previous ones", async () => {
-    const res = await call<{ logKey: string; logKeys: string[] }>(`${t.url}/info`);
+    const res = await callAt<{ logKey: string; logKeys: string[] }>(t.app, "/info");
     expect(res.status).toBe(200);
     expect(res.body.logKey).toBe(current.vkey);
     expect(res.body.logKeys).toEqual([current.vkey, previous.vkey]);
@@ -87,19 +87,19 @@ describe("GET /info with a log key", () => {
 
 describe("GET /owners/{owner}/checkpoint", () => {
   it("serves the latest anchored checkpoint signed by the log key, to anyone", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const owner = user.wallet.publicKey;
-    const url = `${t.url}/owners/${owner}/checkpoint`;
-    const never = await fetch(url);
+    const path = `/owners/${owner}/checkpoint`;
+    const never = await t.app.request(path);
     expect(never.status).toBe(404);
     expect(((await never.json()) as { error: { code: string } }).error.code).toBe("not_found");
 
     for (let i = 0; i < 5; i++) {
-      await call(`${t.url}/memories`, { headers: user.headers, body: { content: `m ${i}` } });
+      await callAt(t.app, "/memories", { headers: user.headers, body: { content: `m ${i}` } });
     }
     await recordCheckpoint(t, user, 3, 1);
     await recordCheckpoint(t, user, 5, 2);
-    const res = await fetch(url);
+    const res = await t.app.request(path);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     const note = await res.text();
@@ -118,16 +118,16 @@ describe("GET /owners/{owner}/checkpoint", () => {
       `${ORIGIN}/users/${owner}`,
     );
     expect(opened.checkpoint.size).toBe(5);
-    expect(await (await fetch(url)).text()).toBe(note);
+    expect(await (await t.app.request(path)).text()).toBe(note);
   });
 
   it("answers 404 for an unknown owner and 400 for a malformed one or a query", async () => {
     expect(
-      (await fetch(`${t.url}/owners/${Keypair.generate().publicKey.toBase58()}/checkpoint`)).status,
+      (await t.app.request(`/owners/${Keypair.generate().publicKey.toBase58()}/checkpoint`)).status,
     ).toBe(404);
-    expect((await fetch(`${t.url}/owners/not-base58!/checkpoint`)).status).toBe(400);
+    expect((await t.app.request("/owners/not-base58!/checkpoint")).status).toBe(400);
     expect(
-      (await fetch(`${t.url}/owners/${Keypair.generate().publicKey.toBase58()}/checkpoint?x=1`))
+      (await t.app.request(`/owners/${Keypair.generate().publicKey.toBase58()}/checkpoint?x=1`))
         .status,
     ).toBe(400);
   });

@@ -5,18 +5,18 @@
  * naming the parameter; the plain decimal spelling is served.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import { callAt, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 
 let t: TestApp;
 let user: TestUser;
 let grantId: string;
 beforeAll(async () => {
   t = await startTestApp();
-  user = await newUser(t.url);
+  user = await newUser(t.app);
   for (const content of ["one", "two"]) {
-    await call(`${t.url}/memories`, { headers: user.headers, body: { content } });
+    await callAt(t.app, "/memories", { headers: user.headers, body: { content } });
   }
-  const grant = await call<{ id: string }>(`${t.url}/agent-cases`, {
+  const grant = await callAt<{ id: string }>(t.app, "/agent-cases", {
     headers: user.headers,
     body: { operation: { type: "search", query: "one" } },
   });
@@ -41,8 +41,9 @@ describe("query integers", () => {
   it("limit: refuses every other spelling, on every route that takes it", async () => {
     for (const path of limits()) {
       for (const bad of BAD) {
-        const res = await call<{ error: { code: string; details: { path: string[] }[] } }>(
-          `${t.url}${path}?limit=${bad}`,
+        const res = await callAt<{ error: { code: string; details: { path: string[] }[] } }>(
+          t.app,
+          `${path}?limit=${bad}`,
           { headers: user.headers },
         );
         expect(res.status, `${path}?limit=${bad}`).toBe(400);
@@ -50,11 +51,11 @@ describe("query integers", () => {
         expect(res.body.error.details[0]?.path).toEqual(["limit"]);
       }
       for (const out of ["0", "201", "99999999999999999999"]) {
-        expect((await call(`${t.url}${path}?limit=${out}`, { headers: user.headers })).status).toBe(
-          400,
-        );
+        expect(
+          (await callAt(t.app, `${path}?limit=${out}`, { headers: user.headers })).status,
+        ).toBe(400);
       }
-      const served = await call<{ items: unknown[] }>(`${t.url}${path}?limit=1`, {
+      const served = await callAt<{ items: unknown[] }>(t.app, `${path}?limit=1`, {
         headers: user.headers,
       });
       expect(served.status, path).toBe(200);
@@ -65,11 +66,11 @@ describe("query integers", () => {
   it("from and to of /log/consistency", async () => {
     for (const bad of BAD) {
       for (const query of [`from=${bad}&to=2`, `from=1&to=${bad}`]) {
-        const res = await call(`${t.url}/log/consistency?${query}`, { headers: user.headers });
+        const res = await callAt(t.app, `/log/consistency?${query}`, { headers: user.headers });
         expect(res.status, query).toBe(400);
       }
     }
-    const served = await call(`${t.url}/log/consistency?from=1&to=2`, { headers: user.headers });
+    const served = await callAt(t.app, "/log/consistency?from=1&to=2", { headers: user.headers });
     expect(served.status).toBe(200);
   });
 
@@ -77,7 +78,7 @@ describe("query integers", () => {
     /** The status of GET /events; a stream that opens is closed at once. */
     const status = async (query: string, headers: Record<string, string> = {}) => {
       const controller = new AbortController();
-      const res = await fetch(`${t.url}/events${query}`, {
+      const res = await t.app.request(`/events${query}`, {
         headers: { ...user.headers, ...headers },
         signal: controller.signal,
       });

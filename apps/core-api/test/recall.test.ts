@@ -5,7 +5,7 @@
  * @module
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import { callAt, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 
 interface Hit {
   id: string;
@@ -32,9 +32,9 @@ const corpus: [string, string, Record<string, unknown>][] = [
 
 beforeAll(async () => {
   t = await startTestApp();
-  user = await newUser(t.url);
+  user = await newUser(t.app);
   for (const [key, content, metadata] of corpus) {
-    const res = await call<{ id: string }>(`${t.url}/memories`, {
+    const res = await callAt<{ id: string }>(t.app, "/memories", {
       headers: user.headers,
       body: { content, metadata },
     });
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 function search(body: Record<string, unknown>, app: TestApp = t) {
-  return call<{ items: Hit[]; scanned: number }>(`${app.url}/memories/search`, {
+  return callAt<{ items: Hit[]; scanned: number }>(app.app, "/memories/search", {
     headers: user.headers,
     body,
   });
@@ -98,7 +98,7 @@ describe("POST /memories/search", () => {
 
   it("sees new writes at once (read your writes through the warm cache)", async () => {
     await search({ query: "warm-up" });
-    const created = await call<{ id: string }>(`${t.url}/memories`, {
+    const created = await callAt<{ id: string }>(t.app, "/memories", {
       headers: user.headers,
       body: { content: "a freshly written kangaroo" },
     });
@@ -109,12 +109,12 @@ describe("POST /memories/search", () => {
   it("drops memories deleted by another instance sharing the database from its warm cache", async () => {
     const other = await startTestApp({ shareDatabaseOf: t, clock: t.clock });
     try {
-      const created = await call<{ id: string }>(`${t.url}/memories`, {
+      const created = await callAt<{ id: string }>(t.app, "/memories", {
         headers: user.headers,
         body: { content: "wombat facts" },
       });
       expect((await search({ query: "wombat" })).body.items).toHaveLength(1);
-      const del = await fetch(`${other.url}/memories/${created.body.id}`, {
+      const del = await other.app.request(`/memories/${created.body.id}`, {
         method: "DELETE",
         headers: user.headers,
       });

@@ -7,7 +7,7 @@ import { AuthError, verifySessionToken } from "@verifiable-memory/auth";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  call,
+  callAt,
   newUser,
   startTestApp,
   TEST_ENV,
@@ -79,7 +79,7 @@ describe("over HTTP", () => {
   let user: TestUser;
   beforeAll(async () => {
     t = await startTestApp({ clock: new TestClock(clock.now().getTime()) });
-    user = await newUser(t.url);
+    user = await newUser(t.app);
   });
   afterAll(async () => {
     await t.close();
@@ -88,7 +88,7 @@ describe("over HTTP", () => {
   it("a minted token for a real user is 401 with nbf 50 minutes ahead or a one-year life, 200 when in rule", async () => {
     const pk = user.wallet.publicKey;
     const get = async (token: string) => {
-      const res = await fetch(`${t.url}/memories`, {
+      const res = await t.app.request("/memories", {
         headers: { authorization: `Bearer ${token}` },
       });
       return { status: res.status, body: await res.json() };
@@ -104,6 +104,6 @@ describe("over HTTP", () => {
     }
     const fine = await get(await mint({ iat: now, exp: now + 3600 }, user.userId, pk));
     expect(fine.status).toBe(200);
-    expect((await call(`${t.url}/memories`, { headers: user.headers })).status).toBe(200);
+    expect((await callAt(t.app, "/memories", { headers: user.headers })).status).toBe(200);
   });
 });

@@ -42,7 +42,7 @@ afterAll(async () => {
 
 /** Anchors `n` checkpoints of one user and appends them to the checkpoint log. */
 async function grow(n: number): Promise<void> {
-  const user = await newUser(t.url);
+  const user = await newUser(t.app);
   for (let i = 1; i <= n; i++) {
     await insertAnchoredCheckpoint(t.db, {
       userId: user.userId,
@@ -72,7 +72,7 @@ async function grow(n: number): Promise<void> {
 }
 
 async function checkpoint(): Promise<{ size: number; root: Uint8Array }> {
-  const res = await fetch(`${t.url}/tlog/checkpoint`);
+  const res = await t.app.request("/tlog/checkpoint");
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
   expect(res.headers.get("cache-control")).toBe("no-cache");
@@ -85,7 +85,7 @@ function httpTiles(size: number, fetched: string[]): TileNodeSource {
   return new TileNodeSource(size, async (tile: TileId) => {
     const path = tilePath(tile);
     fetched.push(path);
-    const res = await fetch(`${t.url}/tlog/${path}`);
+    const res = await t.app.request(`/tlog/${path}`);
     expect(res.status, path).toBe(200);
     expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(res.headers.get("content-type")).toBe("application/octet-stream");
@@ -95,8 +95,8 @@ function httpTiles(size: number, fetched: string[]): TileNodeSource {
 
 describe("the checkpoint log under /tlog/", () => {
   it("is 404 while empty", async () => {
-    expect((await fetch(`${t.url}/tlog/checkpoint`)).status).toBe(404);
-    expect((await fetch(`${t.url}/tlog/tile/0/000.p/1`)).status).toBe(404);
+    expect((await t.app.request("/tlog/checkpoint")).status).toBe(404);
+    expect((await t.app.request("/tlog/tile/0/000.p/1")).status).toBe(404);
   });
 
   it("rebuilds the signed root and a consistency proof from tiles alone", async () => {
@@ -122,18 +122,18 @@ describe("the checkpoint log under /tlog/", () => {
   });
 
   it("serves entry bundles whose entries hash to the level-0 tile", async () => {
-    const res = await fetch(`${t.url}/tlog/tile/entries/002.p/48`);
+    const res = await t.app.request("/tlog/tile/entries/002.p/48");
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     const entries = decodeEntryBundle(new Uint8Array(await res.arrayBuffer()));
     expect(entries).toHaveLength(48);
     expect(new TextDecoder().decode(entries[0]).startsWith(`${ORIGIN}/users/`)).toBe(true);
-    const tile = new Uint8Array(await (await fetch(`${t.url}/tlog/tile/0/002.p/48`)).arrayBuffer());
+    const tile = new Uint8Array(await (await t.app.request("/tlog/tile/0/002.p/48")).arrayBuffer());
     entries.forEach((entry, i) => {
       expect(tile.subarray(i * 32, i * 32 + 32)).toEqual(hashLeaf(entry));
     });
     // A smaller partial tile is a prefix of the bigger one: its bytes never change.
-    const prefix = await fetch(`${t.url}/tlog/tile/0/002.p/5`);
+    const prefix = await t.app.request("/tlog/tile/0/002.p/5");
     expect(new Uint8Array(await prefix.arrayBuffer())).toEqual(tile.subarray(0, 5 * 32));
   });
 
@@ -147,7 +147,7 @@ describe("the checkpoint log under /tlog/", () => {
       "tile/0/000.p/256",
       "tile/x",
     ]) {
-      const res = await fetch(`${t.url}/tlog/${path}`);
+      const res = await t.app.request(`/tlog/${path}`);
       expect(res.status, path).toBe(404);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("not_found");
     }

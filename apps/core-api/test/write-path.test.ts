@@ -7,14 +7,14 @@
 import { fullRoot, persistedRoot } from "@verifiable-memory/memory/testing";
 import { fromHex, rootFromLeafHashes, toHex } from "@verifiable-memory/merkle-log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import { callAt, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 
 let t: TestApp;
 let user: TestUser;
 
 beforeAll(async () => {
   t = await startTestApp();
-  user = await newUser(t.url);
+  user = await newUser(t.app);
 });
 afterAll(async () => {
   await t.close();
@@ -27,7 +27,7 @@ describe("write path", () => {
     // recomputation over all leaves so far.
     const leaves: Buffer[] = [];
     const write = async (i: number) => {
-      const res = await call<{ leafIndex: number; leafHash: string }>(`${t.url}/memories`, {
+      const res = await callAt<{ leafIndex: number; leafHash: string }>(t.app, "/memories", {
         headers: user.headers,
         body: { content: `write ${i}`, metadata: { i } },
       });
@@ -70,14 +70,14 @@ describe("write path", () => {
 
 describe("cross-user group commit", () => {
   it("concurrent writes of many users: each user's leaf indices are 0..n-1, roots recomputed", async () => {
-    const users = await Promise.all(Array.from({ length: 6 }, () => newUser(t.url)));
+    const users = await Promise.all(Array.from({ length: 6 }, () => newUser(t.app)));
     const perUser = 15;
     const leaves = new Map(users.map((u) => [u.userId, [] as Buffer[]]));
     // All users' writes in flight at once, interleaved: batches mix users.
     await Promise.all(
       Array.from({ length: perUser }, (_, i) => i).flatMap((i) =>
         users.map(async (u) => {
-          const res = await call<{ leafIndex: number; leafHash: string }>(`${t.url}/memories`, {
+          const res = await callAt<{ leafIndex: number; leafHash: string }>(t.app, "/memories", {
             headers: u.headers,
             body: { content: `user ${u.userId} write ${i}` },
           });
