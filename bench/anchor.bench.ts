@@ -1,111 +1,75 @@
 /**
- * Anchoring benchmark (docs/protocol.md §7.7 "Leader election and the anchor service's surface"):
- * one anchor sweep over 1 000 active users (3 memories each, seeded with appendMemories) against
- * the local chain running as its own process (as under `pnpm start`), with the default
- * ANCHOR_MAX_IN_FLIGHT (8): the first sweep creates every commitment account (initialize + commit),
- * the second updates them after one more write per user. Figures: users sealed per second, and
- * sweep duration, each beside the local chain's raw commit rate measured in the same run
- * (sequential ChainClient.commit calls, no database). Sizes: BENCH_ANCHOR_USERS (default 1000),
- * BENCH_ANCHOR_BASELINE (default 150). Database: DATABASE_URL's server when set, else an embedded
- * PostgreSQL in a temporary directory; a fresh database is created and dropped.
+ * Anchoring benchmark (docs/protocol.md §7.6 "One user's anchoring and the commit batches",
+ * §13.5 "The checkpoint log"): what anchoring costs on the local chain (run as its own process, as
+ * under `pnpm start`), from each transaction's `getTransaction` meta.fee, in steady state (every
+ * account already exists), all paths in the same run:
+ * - one transaction per sealed user (USER_ANCHOR_INTERVAL_MS=0, today's default): fee per user
+ *   checkpoint;
+ * - per-user accounts in `commit_many` batches (USER_ANCHOR_INTERVAL_MS > 0): fee per user;
+ * - the checkpoint log: the ONE global transaction per interval divided by the user checkpoints
+ *   it anchors;
+ * - rent, on its own lines: the lamports a new commitment account and the checkpoint log account
+ *   take from the authority (balance drop less the fees), beside the lamports the account holds.
+ * Each sweep writes one memory per active user, anchors every user (alternately one transaction
+ * each and commit_many), then anchors the checkpoint log. Then the checkpoint-log sweep alone:
+ * BENCH_ANCHOR_LOG_USERS (default 10 000) user checkpoints recorded in bulk (per-user accounts
+ * left out), and the time to append and sign them and send the global transaction
+ * (anchorCheckpointLog), per sweep as the log grows, beside the bare hashing and signing of the
+ * same entries (no database, no chain). Sizes: BENCH_ANCHOR_USERS (default 1000),
+ * BENCH_ANCHOR_SWEEPS (default 3 per path), BENCH_ANCHOR_LOG_USERS. Database: DATABASE_URL's
+ * server when set, else an embedded PostgreSQL in a temporary directory; a fresh database is
+ * created and dropped. Worst figures are printed (highest fee, longest sweep).
  * @module
  */
-import { spawn } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  appendMemories,
-  createDatabase,
-  type Database,
-  migrateDatabase,
-  upsertUserByPubkey,
-} from "@verifiable-memory/db-schema";
+import type { LogKey } from "@verifiable-memory/app-config";
+import { createDatabase, migrateDatabase, upsertUserByPubkey } from "@verifiable-memory/db-schema";
 import { requestAirdrop } from "@verifiable-memory/litesvm-rpc";
 import { hashLeaf } from "@verifiable-memory/merkle-log";
-import { startEmbeddedPostgres } from "@verifiable-memory/runtime";
+import {
+  formatCheckpoint,
+  signerFromSeed,
+  signNote,
+  userLogOrigin,
+} from "@verifiable-memory/signed-note";
 import bs58 from "bs58";
+import { anchorCheckpointLog } from "../apps/anchor-service/src/checkpoint-log.js";
 // Relative imports: the root package does not depend on these workspace packages.
-import { runSweep } from "../apps/anchor-service/src/index.js";
+import { createMetrics, runSweep, type SweepReport } from "../apps/anchor-service/src/index.js";
 import { ChainClient, loadKeypairFile } from "../packages/chain-commit/src/index.js";
 import { LOCAL_PROGRAM_ID } from "../programs/commitment/src/index.js";
 import { writeSolanaKeypairFile } from "../scripts/lib/first-run.js";
-import { printFigures } from "./lib.js";
+import {
+  accountLamports,
+  bulkCheckpoints,
+  bulkUsers,
+  feesOf,
+  localChain,
+  seed,
+  server,
+  silent,
+} from "./anchor-setup.js";
+import { type Figure, printFigures } from "./lib.js";
 
 const USERS = Number(process.env.BENCH_ANCHOR_USERS ?? 1000);
-const BASELINE_COMMITS = Number(process.env.BENCH_ANCHOR_BASELINE ?? 150);
+const SWEEPS = Number(process.env.BENCH_ANCHOR_SWEEPS ?? 3);
+const LOG_USERS = Number(process.env.BENCH_ANCHOR_LOG_USERS ?? 10_000);
 const MEMORIES_PER_USER = 3;
 const MAX_IN_FLIGHT = 8;
+const ORIGIN = "bench.example/tlog";
+/** Targets: 1 % of one 5 000-lamport signature per user checkpoint at 1 000 users; 30 s. */
+const LOG_FEE_TARGET = 50;
+const LOG_FEE_TARGET_USERS = 1000;
+const LOG_SWEEP_TARGET_S = 30;
 
-/** Starts apps/local-chain/src/main.ts as a child process on a free port pair. */
-async function localChain(dataDir: string): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/local-chain/src/main.ts"], {
-    env: {
-      ...process.env,
-      LOCAL_CHAIN_PORT: "0",
-      DATA_DIR: dataDir,
-      SERVICE_PROGRAM_ID: LOCAL_PROGRAM_ID,
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /JSON-RPC (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) {
-        resolve(match[1]);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`local chain exited (${code}): ${out}`)));
-  });
-  return {
-    url,
-    close: async () => {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
-
-/** A PostgreSQL server URL for the bench and how to stop it. */
-async function server(dir: string): Promise<{ adminUrl: string; stop(): Promise<void> }> {
-  if (process.env.DATABASE_URL) {
-    return { adminUrl: process.env.DATABASE_URL, stop: async () => {} };
-  }
-  const dataDir = join(dir, "pg");
-  await chmod(dir, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir, port: 0 });
-  return { adminUrl: pg.url, stop: () => pg.stop() };
-}
-
-const silent = {
-  level: "silent",
-  child: () => silent,
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  debug: () => {},
-} as unknown as Parameters<typeof runSweep>[0]["logger"];
-
-async function seed(db: Database, owners: readonly { id: string }[], perUser: number) {
-  for (const owner of owners) {
-    await appendMemories(
-      db,
-      owner.id,
-      Array.from({ length: perUser }, () => ({
-        id: randomUUID(),
-        ciphertext: randomBytes(64),
-        iv: randomBytes(12),
-        leafHash: hashLeaf(randomBytes(48)),
-        metadata: {},
-        createdAt: new Date(),
-      })),
-    );
-  }
-}
+const verdict = (met: boolean) => (met ? "met" : "missed");
+const worst = (values: readonly number[]) => Math.max(...values);
+const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+const fmtList = (values: readonly number[], digits: number) =>
+  values.map((v) => v.toFixed(digits)).join(", ");
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
@@ -128,70 +92,208 @@ export async function run(): Promise<void> {
     while ((await client.authorityBalance()) === 0) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-
-    // Baseline: sequential commits straight through the chain client (no database).
-    const baselineOwners = Array.from({ length: BASELINE_COMMITS }, () =>
-      bs58.encode(randomBytes(32)),
-    );
-    const root = randomBytes(32);
-    let t0 = performance.now();
-    for (const owner of baselineOwners) {
-      await client.commit(owner, root, 1, 0);
-    }
-    const firstRate = BASELINE_COMMITS / ((performance.now() - t0) / 1000);
-    t0 = performance.now();
-    for (const owner of baselineOwners) {
-      await client.commit(owner, root, 2, 1);
-    }
-    const updateRate = BASELINE_COMMITS / ((performance.now() - t0) / 1000);
+    const signer = signerFromSeed(ORIGIN, randomBytes(32));
+    const logKey: LogKey = { origin: ORIGIN, signer, verifiers: [signer] };
+    const metrics = createMetrics({ db: handle.db, intervalMs: 30_000 });
+    const db = handle.db;
 
     const users = [];
     for (let i = 0; i < USERS; i++) {
-      const { user } = await upsertUserByPubkey(handle.db, {
+      const { user } = await upsertUserByPubkey(db, {
         ownerPubkey: bs58.encode(randomBytes(32)),
         makeWrappedKey: () => randomBytes(60),
       });
       users.push(user);
     }
-    await seed(handle.db, users, MEMORIES_PER_USER);
-    const sweep = () =>
-      runSweep({
-        db: handle.db,
+    await seed(db, users, MEMORIES_PER_USER);
+
+    /** One sweep over every user: interval 0 = one transaction each, else commit_many. */
+    const sweep = async (userAnchorIntervalMs: number) => {
+      const report: SweepReport = await runSweep({
+        db,
         chain: client,
         logger: silent,
-        config: { sealMaxPending: 256, sealMaxAgeMs: 0, maxInFlight: MAX_IN_FLIGHT },
+        config: {
+          sealMaxPending: 256,
+          sealMaxAgeMs: 0,
+          maxInFlight: MAX_IN_FLIGHT,
+          userAnchorIntervalMs,
+        },
+        userAnchorState: { lastAt: null },
       });
-    const first = await sweep();
-    await seed(handle.db, users, 1);
-    const second = await sweep();
-    for (const report of [first, second]) {
-      if (report.committed !== USERS) {
+      const signatures = report.outcomes.flatMap((o) => (o.signature ? [o.signature] : []));
+      if (report.committed !== USERS || signatures.length !== USERS) {
         throw new Error(`sweep committed ${report.committed} of ${USERS} users`);
       }
+      return { ...(await feesOf(client, signatures)), durationMs: report.durationMs };
+    };
+    /** One checkpoint-log step; it must anchor `expected` new entries. */
+    const logStep = async (expected: number) => {
+      const t0 = performance.now();
+      const outcome = await anchorCheckpointLog({
+        db,
+        logKey,
+        chain: client,
+        logger: silent,
+        metrics,
+      });
+      const seconds = (performance.now() - t0) / 1000;
+      if (outcome.outcome !== "anchored" || outcome.appended !== expected) {
+        throw new Error(`checkpoint log: ${JSON.stringify(outcome)}, expected ${expected} entries`);
+      }
+      const fee = (await feesOf(client, [outcome.signature])).lamports;
+      return { fee, perCheckpoint: fee / expected, seconds, size: outcome.size };
+    };
+
+    // Account creation: every user's first anchor (one transaction each), then the log's first.
+    let balance = await client.authorityBalance();
+    const created = await sweep(0);
+    let after = await client.authorityBalance();
+    const userRent = (balance - after - created.lamports) / USERS;
+    const firstOwner = users[0]?.ownerPubkey as string;
+    const userAccount = await accountLamports(
+      chain.url,
+      (await client.readCommitment(firstOwner))?.address as string,
+    );
+    balance = after;
+    const logCreated = await logStep(USERS);
+    after = await client.authorityBalance();
+    const logRent = balance - after - logCreated.fee;
+    const logAccount = await accountLamports(
+      chain.url,
+      (await client.readCheckpointLog())?.address as string,
+    );
+
+    // Steady state: one more memory per user, anchored by each path in turn, then the log.
+    const perUser: number[] = [];
+    const many: number[] = [];
+    const manyTxs: number[] = [];
+    const logFees: number[] = [];
+    const durations = { perUser: [] as number[], many: [] as number[] };
+    for (let s = 0; s < SWEEPS; s++) {
+      await seed(db, users, 1);
+      const single = await sweep(0);
+      perUser.push(single.lamports / USERS);
+      durations.perUser.push(single.durationMs / 1000);
+      logFees.push((await logStep(USERS)).perCheckpoint);
+      await seed(db, users, 1);
+      const batched = await sweep(1);
+      many.push(batched.lamports / USERS);
+      manyTxs.push(batched.transactions);
+      durations.many.push(batched.durationMs / 1000);
+      logFees.push((await logStep(USERS)).perCheckpoint);
     }
 
-    const figure = (label: string, report: typeof first, rate: number, kind: string) => [
+    // The checkpoint-log sweep alone at LOG_USERS user checkpoints per interval.
+    const logUsers = await bulkUsers(handle.sql, LOG_USERS);
+    const owners = logUsers.map(() => bs58.encode(randomBytes(32)));
+    const t0 = performance.now();
+    const texts = owners.map((owner) =>
+      formatCheckpoint({
+        origin: userLogOrigin(ORIGIN, owner),
+        size: 1,
+        rootHash: randomBytes(32),
+        extensions: [],
+      }),
+    );
+    const encoder = new TextEncoder();
+    const leafHashes = texts.map((text) => hashLeaf(encoder.encode(text)));
+    signNote(
+      formatCheckpoint({
+        origin: ORIGIN,
+        size: LOG_USERS,
+        rootHash: leafHashes[0] as Uint8Array,
+        extensions: [],
+      }),
+      [signer],
+    );
+    const floorSeconds = (performance.now() - t0) / 1000;
+    const logSweeps: { seconds: number; before: number; perCheckpoint: number }[] = [];
+    let size = (await client.readCheckpointLog())?.size ?? 0;
+    for (let s = 1; s <= SWEEPS; s++) {
+      await bulkCheckpoints(handle.sql, logUsers, s);
+      const step = await logStep(LOG_USERS);
+      logSweeps.push({ seconds: step.seconds, before: size, perCheckpoint: step.perCheckpoint });
+      size = step.size;
+    }
+
+    const baseline = mean(perUser);
+    const single = "one tx per user (USER_ANCHOR_INTERVAL_MS=0)";
+    const logWorst = worst(logFees);
+    const atTarget = USERS === LOG_FEE_TARGET_USERS ? "" : ` (measured at ${USERS} users)`;
+    const sweepWorst = worst(logSweeps.map((s) => s.seconds));
+    const figures: Figure[] = [
       {
-        name: `sweep, ${USERS} users (${label}): users sealed/s`,
-        value: report.committed / (report.durationMs / 1000),
-        baseline: rate,
-        unit: "commits/s",
-        baselineName: `sequential ChainClient.commit (${kind})`,
-        target: `≥ 1× (in flight ${MAX_IN_FLIGHT})`,
+        name: `checkpoint log: fee per user checkpoint, ${USERS} users/interval (worst of ${logFees.length}: ${fmtList(logFees, 2)})`,
+        value: logWorst,
+        baseline,
+        unit: "lamports",
+        baselineName: single,
+        target: `≤ ${LOG_FEE_TARGET} at ${LOG_FEE_TARGET_USERS} users: ${verdict(logWorst <= LOG_FEE_TARGET)}${atTarget}`,
       },
       {
-        name: `sweep, ${USERS} users (${label}): duration`,
-        value: report.durationMs / 1000,
-        baseline: USERS / rate,
+        name: `per-user accounts, commit_many: fee per user (worst of ${SWEEPS}; ${manyTxs.join("/")} txs for ${USERS} users)`,
+        value: worst(many),
+        baseline,
+        unit: "lamports",
+        baselineName: single,
+      },
+      {
+        name: `${single}: fee per user checkpoint (worst of ${SWEEPS})`,
+        value: worst(perUser),
+        baseline: created.lamports / USERS,
+        unit: "lamports",
+        baselineName: "first anchor (initialize + commit), fee per user",
+      },
+      {
+        name: "rent: one commitment account (balance drop less fees, per new user)",
+        value: userRent,
+        baseline: userAccount,
+        unit: "lamports",
+        baselineName: "lamports the account holds",
+      },
+      {
+        name: "rent: the checkpoint log account (once)",
+        value: logRent,
+        baseline: logAccount,
+        unit: "lamports",
+        baselineName: "lamports the account holds",
+      },
+      {
+        name: `steady sweep, ${USERS} users, commit_many: duration (worst of ${SWEEPS})`,
+        value: worst(durations.many),
+        baseline: worst(durations.perUser),
         unit: "s",
-        baselineName: `${USERS} sequential commits (${kind})`,
-        target: "≪ ANCHOR_INTERVAL_MS (30 s)",
+        baselineName: `${single}, worst`,
+      },
+      ...logSweeps.map((s, i) => ({
+        name: `checkpoint-log sweep ${i + 1}, ${LOG_USERS} user checkpoints (sign + append + global tx), log at ${s.before}`,
+        value: s.seconds,
+        baseline: floorSeconds,
+        unit: "s",
+        baselineName: `hash ${LOG_USERS} entries + sign (no db, no chain)`,
+        target: `≤ ${LOG_SWEEP_TARGET_S} s: ${verdict(s.seconds <= LOG_SWEEP_TARGET_S)}`,
+      })),
+      {
+        name: `checkpoint-log sweep, ${LOG_USERS} user checkpoints: worst of ${SWEEPS}`,
+        value: sweepWorst,
+        baseline: floorSeconds,
+        unit: "s",
+        baselineName: `hash ${LOG_USERS} entries + sign (no db, no chain)`,
+        target: `≤ ${LOG_SWEEP_TARGET_S} s: ${verdict(sweepWorst <= LOG_SWEEP_TARGET_S)}`,
+      },
+      {
+        name: `checkpoint log: fee per user checkpoint at ${LOG_USERS} users/interval (worst)`,
+        value: worst(logSweeps.map((s) => s.perCheckpoint)),
+        baseline,
+        unit: "lamports",
+        baselineName: single,
       },
     ];
-    printFigures(`anchor sweep (${USERS} users × ${MEMORIES_PER_USER} memories, local chain)`, [
-      ...figure("first anchors", first, firstRate, "initialize + commit"),
-      ...figure("updates", second, updateRate, "commit"),
-    ]);
+    printFigures(
+      `anchoring costs (${USERS} users, ${SWEEPS} sweeps per path in steady state, local chain; fees from getTransaction meta.fee)`,
+      figures,
+    );
   } finally {
     await chain.close();
     await handle.close();
