@@ -8,13 +8,13 @@ import { randomUUID } from "node:crypto";
 import { type ProofBundle, verifyBundle } from "@verifiable-memory/verifier";
 import { describe, expect, it } from "vitest";
 import { agentHarness, type ErrorBody, type Memory, type Page } from "./_agent-model.js";
-import { call, newUser } from "./helpers.js";
+import { callAt, newUser } from "./helpers.js";
 
 const h = agentHarness();
 
 describe("namespaces", () => {
   it("commits the namespace in a version-2 leaf and filters lists and search by it", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const a = await h.write(user.headers, {
       content: "alpha run",
       namespace: "agent:research/run:1",
@@ -29,7 +29,7 @@ describe("namespaces", () => {
     expect(a.body.namespace).toBe("agent:research/run:1");
     expect(none.body.namespace).toBeNull();
 
-    const proof = await call<ProofBundle>(`${h.t.url}/memories/${a.body.id}/proof`, {
+    const proof = await callAt<ProofBundle>(h.t.app, `/memories/${a.body.id}/proof`, {
       headers: user.headers,
     });
     expect(proof.body.leafData).toMatchObject({
@@ -40,7 +40,7 @@ describe("namespaces", () => {
     });
 
     const list = (query: string) =>
-      call<Page>(`${h.t.url}/memories?${query}`, { headers: user.headers });
+      callAt<Page>(h.t.app, `/memories?${query}`, { headers: user.headers });
     expect((await list("namespace=agent:writer")).body.items.map((m) => m.id)).toEqual([c.body.id]);
     expect((await list("namespacePrefix=agent:research/")).body.items.map((m) => m.id)).toEqual([
       b.body.id,
@@ -55,7 +55,7 @@ describe("namespaces", () => {
   });
 
   it("refuses a malformed namespace with 400 naming it", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     for (const namespace of ["", "has space", "x".repeat(129), "émoji"]) {
       const res = await h.write(user.headers, { content: "x", namespace });
       expect(res.status, namespace).toBe(400);
@@ -66,9 +66,9 @@ describe("namespaces", () => {
 
 describe("scoped, expiring, confined API keys", () => {
   it("shows scopes, expiry and namespace on POST and GET /keys; all four scopes by default", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const expiresAt = new Date(h.t.clock.now().getTime() + 3_600_000).toISOString();
-    const created = await call<Record<string, unknown>>(`${h.t.url}/keys`, {
+    const created = await callAt<Record<string, unknown>>(h.t.app, "/keys", {
       headers: user.headers,
       body: { label: "reader", scopes: ["memories:read"], expiresAt, namespace: "agent:a/" },
     });
@@ -79,7 +79,7 @@ describe("scoped, expiring, confined API keys", () => {
       namespace: "agent:a/",
     });
     await h.createKey(user, {});
-    const listed = await call<{ items: Record<string, unknown>[] }>(`${h.t.url}/keys`, {
+    const listed = await callAt<{ items: Record<string, unknown>[] }>(h.t.app, "/keys", {
       headers: user.headers,
     });
     expect(
@@ -104,28 +104,28 @@ describe("scoped, expiring, confined API keys", () => {
       { label: "x", expiresAt: "tomorrow" },
       { label: "x", namespace: "bad namespace" },
     ]) {
-      const res = await call<ErrorBody>(`${h.t.url}/keys`, { headers: user.headers, body });
+      const res = await callAt<ErrorBody>(h.t.app, "/keys", { headers: user.headers, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe("invalid_request");
     }
   });
 
   it("answers 401 once a key has expired", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const key = await h.createKey(user, {
       expiresAt: new Date(h.t.clock.now().getTime() + 60_000).toISOString(),
     });
-    expect((await call(`${h.t.url}/memories`, { headers: key.headers })).status).toBe(200);
+    expect((await callAt(h.t.app, "/memories", { headers: key.headers })).status).toBe(200);
     h.t.clock.advance(60_000);
-    const expired = await call<ErrorBody>(`${h.t.url}/memories`, { headers: key.headers });
+    const expired = await callAt<ErrorBody>(h.t.app, "/memories", { headers: key.headers });
     expect(expired.status).toBe(401);
     expect(expired.body.error.code).toBe("unauthorized");
   });
 
   it("enforces the scope of every route: 403 insufficient_scope without it, served with it", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const seed = await h.write(user.headers, { content: "scoped seed" });
-    const grant = await call<{ id: string }>(`${h.t.url}/agent-cases`, {
+    const grant = await callAt<{ id: string }>(h.t.app, "/agent-cases", {
       headers: user.headers,
       body: { operation: { type: "search", query: "seed" } },
     });
@@ -158,7 +158,7 @@ describe("scoped, expiring, confined API keys", () => {
     const all = ["memories:read", "memories:write", "memories:delete", "grants:write"];
     for (const [scope, method, path, body, also = []] of routes) {
       const without = await h.createKey(user, { scopes: all.filter((s) => s !== scope) });
-      const refused = await call<ErrorBody>(`${h.t.url}${path}`, {
+      const refused = await callAt<ErrorBody>(h.t.app, `${path}`, {
         method,
         headers: without.headers,
         ...(body === undefined ? {} : { body }),
@@ -166,7 +166,7 @@ describe("scoped, expiring, confined API keys", () => {
       expect(refused.status, `${method} ${path} without ${scope}`).toBe(403);
       expect(refused.body.error.code).toBe("insufficient_scope");
       const only = await h.createKey(user, { scopes: [scope, ...also] });
-      const served = await call(`${h.t.url}${path}`, {
+      const served = await callAt(h.t.app, `${path}`, {
         method,
         headers: only.headers,
         ...(body === undefined ? {} : { body }),
@@ -176,19 +176,19 @@ describe("scoped, expiring, confined API keys", () => {
     }
     // Key management stays with the wallet session, whatever the scopes.
     const full = await h.createKey(user, {});
-    const keys = await call<ErrorBody>(`${h.t.url}/keys`, { headers: full.headers });
+    const keys = await callAt<ErrorBody>(h.t.app, "/keys", { headers: full.headers });
     expect(keys.body.error.code).toBe("session_required");
   });
 
   it("commits writtenBy: the API key id in the leaf, so which agent wrote a memory is provable", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const key = await h.createKey(user, {});
     const byKey = await h.write(key.headers, { content: "written by an agent" });
     const bySession = await h.write(user.headers, { content: "written by the wallet" });
     expect(byKey.body.writtenBy).toEqual({ kind: "api_key", keyId: key.id });
     expect(bySession.body.writtenBy).toEqual({ kind: "session" });
     await h.anchorAll(user, 2, 0);
-    const proof = await call<ProofBundle>(`${h.t.url}/memories/${byKey.body.id}/proof`, {
+    const proof = await callAt<ProofBundle>(h.t.app, `/memories/${byKey.body.id}/proof`, {
       headers: user.headers,
     });
     expect(proof.body.leafData).toMatchObject({ writtenBy: { kind: "api_key", keyId: key.id } });
@@ -206,7 +206,7 @@ describe("scoped, expiring, confined API keys", () => {
   });
 
   it("confines two agents of one wallet to their own namespaces: they cannot see, prove, share, update or delete outside", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const agentA = await h.createKey(user, { namespace: "agent:a/" });
     const agentB = await h.createKey(user, { namespace: "agent:b/" });
     const a1 = await h.write(agentA.headers, { content: "a's secret plan" });
@@ -226,7 +226,7 @@ describe("scoped, expiring, confined API keys", () => {
     expect(outside.body.error.details).toEqual([
       { path: ["namespace"], message: '"agent:b/sneaky" is outside the key\'s namespace' },
     ]);
-    const batch = await call<ErrorBody>(`${h.t.url}/memories/batch`, {
+    const batch = await callAt<ErrorBody>(h.t.app, "/memories/batch", {
       headers: agentA.headers,
       body: { items: [{ content: "ok" }, { content: "x", namespace: "agent:c" }] },
     });
@@ -237,7 +237,7 @@ describe("scoped, expiring, confined API keys", () => {
       "namespace",
     ]);
 
-    const listA = await call<Page>(`${h.t.url}/memories`, { headers: agentA.headers });
+    const listA = await callAt<Page>(h.t.app, "/memories", { headers: agentA.headers });
     expect(listA.body.items.map((m) => m.id)).toEqual([a2.body.id, a1.body.id]);
     const searchA = await h.search(agentA.headers, { query: "plan" });
     expect(searchA.body.items.map((m) => m.id)).toEqual([a2.body.id, a1.body.id]);
@@ -256,7 +256,7 @@ describe("scoped, expiring, confined API keys", () => {
         ["DELETE", `/memories/${foreign}`],
         ["POST", "/agent-cases", { operation: { type: "read_memories", memoryIds: [foreign] } }],
       ] as [string, string, unknown?][]) {
-        const res = await call<ErrorBody>(`${h.t.url}${path}`, {
+        const res = await callAt<ErrorBody>(h.t.app, `${path}`, {
           method,
           headers: agentA.headers,
           ...(body === undefined ? {} : { body }),
@@ -265,32 +265,33 @@ describe("scoped, expiring, confined API keys", () => {
       }
     }
     expect(
-      (await call(`${h.t.url}/memories/${b1.body.id}`, { headers: agentB.headers })).status,
+      (await callAt(h.t.app, `/memories/${b1.body.id}`, { headers: agentB.headers })).status,
     ).toBe(200);
 
     // A search grant made by agent A reaches only agent A's namespace.
-    const shared = await call<{ id: string; token: string; operation: Record<string, unknown> }>(
-      `${h.t.url}/agent-cases`,
+    const shared = await callAt<{ id: string; token: string; operation: Record<string, unknown> }>(
+      h.t.app,
+      "/agent-cases",
       { headers: agentA.headers, body: { operation: { type: "search", query: "plan" } } },
     );
     expect(shared.status).toBe(201);
     expect(shared.body.operation).toMatchObject({ namespacePrefix: "agent:a/" });
-    const used = await call<{ memories: Memory[] }>(`${h.t.url}/agent-cases/${shared.body.token}`);
+    const used = await callAt<{ memories: Memory[] }>(h.t.app, `/agent-cases/${shared.body.token}`);
     expect(used.body.memories.map((m) => m.id).sort()).toEqual([a1.body.id, a2.body.id].sort());
-    const walletGrant = await call<{ id: string }>(`${h.t.url}/agent-cases`, {
+    const walletGrant = await callAt<{ id: string }>(h.t.app, "/agent-cases", {
       headers: user.headers,
       body: { operation: { type: "search", query: "plan" } },
     });
-    const grantsA = await call<{ items: { id: string }[] }>(`${h.t.url}/agent-cases`, {
+    const grantsA = await callAt<{ items: { id: string }[] }>(h.t.app, "/agent-cases", {
       headers: agentA.headers,
     });
     expect(grantsA.body.items.map((g) => g.id)).toEqual([shared.body.id]);
-    const revokeOther = await call(`${h.t.url}/agent-cases/${walletGrant.body.id}`, {
+    const revokeOther = await callAt(h.t.app, `/agent-cases/${walletGrant.body.id}`, {
       method: "DELETE",
       headers: agentA.headers,
     });
     expect(revokeOther.status).toBe(404);
-    const grantsB = await call<{ items: unknown[] }>(`${h.t.url}/agent-cases`, {
+    const grantsB = await callAt<{ items: unknown[] }>(h.t.app, "/agent-cases", {
       headers: agentB.headers,
     });
     expect(grantsB.body.items).toEqual([]);

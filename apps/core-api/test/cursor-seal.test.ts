@@ -12,7 +12,7 @@ import { CURSOR_TAG_BYTES } from "@verifiable-memory/http-kit";
 import { tool } from "@verifiable-memory/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  call,
+  callAt,
   mintApiKey,
   newUser,
   recordCheckpoint,
@@ -56,9 +56,9 @@ const FORGED = [
 
 beforeAll(async () => {
   t = await startTestApp();
-  user = await newUser(t.url);
+  user = await newUser(t.app);
   for (const [index, namespace] of ["ns:a", "ns:b", "ns:c"].entries()) {
-    const res = await call(`${t.url}/memories`, {
+    const res = await callAt(t.app, "/memories", {
       headers: user.headers,
       body: { content: `note ${index}`, namespace },
     });
@@ -67,11 +67,11 @@ beforeAll(async () => {
   for (let size = 1; size <= 3; size++) {
     await recordCheckpoint(t, user, size, size, `signature-${size}`);
   }
-  apiKey = await mintApiKey(t.url, user.token);
-  await mintApiKey(t.url, user.token, "second");
+  apiKey = await mintApiKey(t.app, user.token);
+  await mintApiKey(t.app, user.token, "second");
   let grantId = "";
   for (let n = 0; n < 2; n++) {
-    const grant = await call<{ id: string; token: string }>(`${t.url}/agent-cases`, {
+    const grant = await callAt<{ id: string; token: string }>(t.app, "/agent-cases", {
       headers: user.headers,
       body: { operation: { type: "search", query: "note" }, maxUses: 2 },
     });
@@ -79,12 +79,12 @@ beforeAll(async () => {
     grantId = grant.body.id;
     if (n === 1) {
       for (let use = 0; use < 2; use++) {
-        expect((await call(`${t.url}/agent-cases/${grant.body.token}`)).status).toBe(200);
+        expect((await callAt(t.app, `/agent-cases/${grant.body.token}`)).status).toBe(200);
       }
     }
   }
 
-  const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
+  const doc = (await (await t.app.request("/openapi.json")).json()) as {
     paths: Record<string, Record<string, Operation>>;
   };
   paged = Object.entries(doc.paths).flatMap(([template, item]) =>
@@ -96,8 +96,9 @@ beforeAll(async () => {
           {
             label,
             page: (cursor) =>
-              call(
-                `${t.url}${path}?limit=1${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+              callAt(
+                t.app,
+                `${path}?limit=1${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
                 { headers: user.headers },
               ),
           },
@@ -109,7 +110,7 @@ beforeAll(async () => {
           {
             label,
             page: (cursor) =>
-              call(`${t.url}${path}`, {
+              callAt(t.app, `${path}`, {
                 headers: user.headers,
                 body: { query: "note", limit: 1, ...(cursor === undefined ? {} : { cursor }) },
               }),
@@ -218,23 +219,26 @@ describe("sealed cursors", () => {
     });
     try {
       const headers = { authorization: `Bearer ${apiKey}` };
-      const first = await call<PageBody>(`${t.url}/memories?limit=1`, { headers });
+      const first = await callAt<PageBody>(t.app, "/memories?limit=1", { headers });
       const cursor = first.body.nextCursor as string;
-      const there = await call<ErrorBody>(
-        `${other.url}/memories?limit=1&cursor=${encodeURIComponent(cursor)}`,
+      const there = await callAt<ErrorBody>(
+        other.app,
+        `/memories?limit=1&cursor=${encodeURIComponent(cursor)}`,
         { headers },
       );
       expectCursorRefused(there, "GET /memories (other secret)", cursor);
-      const mine = await call<PageBody>(
-        `${other.url}/memories?limit=1&cursor=${encodeURIComponent(
-          (await call<PageBody>(`${other.url}/memories?limit=1`, { headers })).body
+      const mine = await callAt<PageBody>(
+        other.app,
+        `/memories?limit=1&cursor=${encodeURIComponent(
+          (await callAt<PageBody>(other.app, "/memories?limit=1", { headers })).body
             .nextCursor as string,
         )}`,
         { headers },
       );
       expect(mine.status).toBe(200);
-      const here = await call<PageBody>(
-        `${t.url}/memories?limit=1&cursor=${encodeURIComponent(cursor)}`,
+      const here = await callAt<PageBody>(
+        t.app,
+        `/memories?limit=1&cursor=${encodeURIComponent(cursor)}`,
         { headers },
       );
       expect(here.status).toBe(200);
@@ -262,7 +266,7 @@ describe("sealed cursors", () => {
     const rest = await ids({ limit: 2, cursor });
     expect([...first.body.items, ...rest.body.items]).toEqual(all.body.items);
     expect(rest.body.nextCursor).toBeNull();
-    const viaRest = await call<PageBody>(`${t.url}/memories/search`, {
+    const viaRest = await callAt<PageBody>(t.app, "/memories/search", {
       headers: user.headers,
       body: { limit: 2, cursor, namespacePrefix: "ns:" },
     });

@@ -13,7 +13,7 @@ import { DataKeys, rotateDataKeys } from "@verifiable-memory/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealClearGrantQueries } from "../src/services/grant-queries.js";
 import { grantQuery } from "../src/services/grants.js";
-import { call, newUser, startTestApp, TEST_ENV, type TestApp, type TestUser } from "./helpers.js";
+import { callAt, newUser, startTestApp, TEST_ENV, type TestApp, type TestUser } from "./helpers.js";
 
 let t: TestApp;
 let user: TestUser;
@@ -25,22 +25,23 @@ const QUERY = "zebracorn";
 beforeAll(async () => {
   t = await startTestApp();
   dataKeys = new DataKeys(t.config.masterKeys);
-  user = await newUser(t.url);
-  const res = await call<{ id: string }>(`${t.url}/memories`, {
+  user = await newUser(t.app);
+  const res = await callAt<{ id: string }>(t.app, "/memories", {
     headers: user.headers,
     body: { content: `the ${QUERY} note` },
   });
   expect(res.status).toBe(201);
   memoryId = res.body.id;
-  await call(`${t.url}/memories`, { headers: user.headers, body: { content: "unrelated" } });
+  await callAt(t.app, "/memories", { headers: user.headers, body: { content: "unrelated" } });
 });
 afterAll(async () => {
   await t.close();
 });
 
 async function createSearchGrant(query = QUERY) {
-  const res = await call<{ id: string; token: string; operation: Record<string, unknown> }>(
-    `${t.url}/agent-cases`,
+  const res = await callAt<{ id: string; token: string; operation: Record<string, unknown> }>(
+    t.app,
+    "/agent-cases",
     { headers: user.headers, body: { operation: { type: "search", query }, maxUses: 10 } },
   );
   expect(res.status).toBe(201);
@@ -48,8 +49,9 @@ async function createSearchGrant(query = QUERY) {
 }
 
 async function useGrant(token: string) {
-  const res = await call<{ operation: Record<string, unknown>; memories: { id: string }[] }>(
-    `${t.url}/agent-cases/${token}`,
+  const res = await callAt<{ operation: Record<string, unknown>; memories: { id: string }[] }>(
+    t.app,
+    `/agent-cases/${token}`,
   );
   expect(res.status).toBe(200);
   return res.body;
@@ -88,8 +90,9 @@ describe("sealed grant queries", () => {
     const used = await useGrant(grant.token);
     expect(used.operation).toMatchObject({ type: "search", query: QUERY });
     expect(used.memories.map((m) => m.id)).toEqual([memoryId]);
-    const list = await call<{ items: { id: string; operation: Record<string, unknown> }[] }>(
-      `${t.url}/agent-cases`,
+    const list = await callAt<{ items: { id: string; operation: Record<string, unknown> }[] }>(
+      t.app,
+      "/agent-cases",
       { headers: user.headers },
     );
     expect(list.body.items.find((g) => g.id === grant.id)?.operation.query).toBe(QUERY);
@@ -183,8 +186,9 @@ describe("sealed grant queries", () => {
     }
     const after = await startTestApp({ shareDatabaseOf: t, env: { MASTER_ENCRYPTION_KEY: NEW } });
     try {
-      const res = await call<{ operation: Record<string, unknown>; memories: { id: string }[] }>(
-        `${after.url}/agent-cases/${grant.token}`,
+      const res = await callAt<{ operation: Record<string, unknown>; memories: { id: string }[] }>(
+        after.app,
+        `/agent-cases/${grant.token}`,
       );
       expect(res.status).toBe(200);
       expect(res.body.operation).toMatchObject({ type: "search", query: QUERY });

@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { tool } from "@verifiable-memory/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import { callAt, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 
 let t: TestApp;
 const open: Client[] = [];
@@ -53,7 +53,7 @@ interface ToolError {
 
 describe("MCP tools get, update, history, list", () => {
   it("updates a memory as a new version, keeps the old one in history, and gets both", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const client = await connect(user);
     const first = await tool<Item>(client, "remember", {
       content: "The user lives in Lyon.",
@@ -92,7 +92,7 @@ describe("MCP tools get, update, history, list", () => {
   });
 
   it("lists newest first without a query, filtered by namespace and metadata, page by page", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const client = await connect(user);
     const ids: string[] = [];
     for (const [index, namespace] of ["agent:a", "agent:b", "agent:a", "agent:a"].entries()) {
@@ -130,7 +130,7 @@ async function bothRefusals(
   args: Record<string, unknown>,
   route: { method: string; path: string; body: unknown },
 ) {
-  const rest = await call<ToolError>(`${t.url}${route.path}`, {
+  const rest = await callAt<ToolError>(t.app, `${route.path}`, {
     method: route.method,
     headers: user.headers,
     body: route.body,
@@ -143,7 +143,7 @@ async function bothRefusals(
 
 describe("MCP argument validation is the REST routes'", () => {
   it("refuses what the routes refuse, with the same details", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const client = await connect(user);
     const stored = await tool<Item>(client, "remember", { content: "keep me" });
     const id = stored.body.id;

@@ -10,7 +10,7 @@ import { fromHex, hashLeaf, verifyInclusion } from "@verifiable-memory/merkle-lo
 import { contentHashOf, leafDataBytes, type ProofBundle } from "@verifiable-memory/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  call,
+  callAt,
   newUser,
   recordCheckpoint,
   startTestApp,
@@ -37,13 +37,13 @@ afterAll(async () => {
 });
 
 function batch(user: TestUser, items: unknown[]) {
-  return call<{ items: Created[] }>(`${t.url}/memories/batch`, {
+  return callAt<{ items: Created[] }>(t.app, "/memories/batch", {
     headers: user.headers,
     body: { items },
   });
 }
 
-/** Sends `body` as is (already JSON text). */
+/** Sends `body` as is (already JSON text) over real HTTP, where the body limits read the socket. */
 async function raw(user: TestUser, body: string): Promise<{ status: number; code?: string }> {
   const res = await fetch(`${t.url}/memories/batch`, {
     method: "POST",
@@ -55,14 +55,14 @@ async function raw(user: TestUser, body: string): Promise<{ status: number; code
 }
 
 async function treeSize(user: TestUser): Promise<number> {
-  const log = await call<{ treeSize: number }>(`${t.url}/log`, { headers: user.headers });
+  const log = await callAt<{ treeSize: number }>(t.app, "/log", { headers: user.headers });
   return log.body.treeSize;
 }
 
 describe("POST /memories/batch", () => {
   it("stores the items in request order at contiguous leaves, each shaped like POST /memories", async () => {
-    const user = await newUser(t.url);
-    const single = await call<Created>(`${t.url}/memories`, {
+    const user = await newUser(t.app);
+    const single = await callAt<Created>(t.app, "/memories", {
       headers: user.headers,
       body: { content: "before", metadata: { k: "v" } },
     });
@@ -87,22 +87,23 @@ describe("POST /memories/batch", () => {
       expect(item.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     }
     // Ordinary memories: listed (newest first), readable, deletable one by one.
-    const list = await call<{ items: { id: string; content: string }[] }>(`${t.url}/memories`, {
+    const list = await callAt<{ items: { id: string; content: string }[] }>(t.app, "/memories", {
       headers: user.headers,
     });
     expect(list.body.items.map((m) => m.content)).toEqual(["third", "second", "first", "before"]);
     const [first, second] = res.body.items as [Created, Created];
-    const got = await call<{ content: string; leafHash: string }>(
-      `${t.url}/memories/${second.id}`,
+    const got = await callAt<{ content: string; leafHash: string }>(
+      t.app,
+      `/memories/${second.id}`,
       { headers: user.headers },
     );
     expect(got.body).toMatchObject({ content: "second", leafHash: second.leafHash });
-    const deleted = await fetch(`${t.url}/memories/${first.id}`, {
+    const deleted = await t.app.request(`/memories/${first.id}`, {
       method: "DELETE",
       headers: user.headers,
     });
     expect(deleted.status).toBe(204);
-    expect((await call(`${t.url}/memories/${first.id}`, { headers: user.headers })).status).toBe(
+    expect((await callAt(t.app, `/memories/${first.id}`, { headers: user.headers })).status).toBe(
       404,
     );
     const persisted = await persistedRoot(t.db, user.userId);
@@ -112,7 +113,7 @@ describe("POST /memories/batch", () => {
   });
 
   it("accepts 256 items; 0 or 257 items are 400 and store nothing", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const items = (n: number) => Array.from({ length: n }, (_, i) => ({ content: `item ${i}` }));
     const tooMany = await batch(user, items(257));
     expect(tooMany.status).toBe(400);
@@ -126,11 +127,12 @@ describe("POST /memories/batch", () => {
   });
 
   it("refuses the whole batch for one invalid item, naming its index, and stores nothing", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const items: unknown[] = Array.from({ length: 6 }, (_, i) => ({ content: `ok ${i}` }));
     items[3] = { content: "" };
-    const res = await call<{ error: { code: string; details: { path: unknown[] }[] } }>(
-      `${t.url}/memories/batch`,
+    const res = await callAt<{ error: { code: string; details: { path: unknown[] }[] } }>(
+      t.app,
+      "/memories/batch",
       { headers: user.headers, body: { items } },
     );
     expect(res.status).toBe(400);
@@ -138,8 +140,9 @@ describe("POST /memories/batch", () => {
     expect(res.body.error.details.map((d) => d.path)).toEqual([["items", 3, "content"]]);
     items[3] = { content: "x", colour: "red" };
     items[5] = { content: "y", metadata: { ["k".repeat(65)]: 1 } };
-    const two = await call<{ error: { details: { path: unknown[] }[] } }>(
-      `${t.url}/memories/batch`,
+    const two = await callAt<{ error: { details: { path: unknown[] }[] } }>(
+      t.app,
+      "/memories/batch",
       { headers: user.headers, body: { items } },
     );
     expect(two.status).toBe(400);
@@ -148,12 +151,12 @@ describe("POST /memories/batch", () => {
     expect(paths.some((p) => p[0] === "items" && p[1] === 5 && p[2] === "metadata")).toBe(true);
     expect((await batch(user, [{ content: "z" }, "not an object"])).status).toBe(400);
     expect(await treeSize(user)).toBe(0);
-    const list = await call<{ items: unknown[] }>(`${t.url}/memories`, { headers: user.headers });
+    const list = await callAt<{ items: unknown[] }>(t.app, "/memories", { headers: user.headers });
     expect(list.body.items).toEqual([]);
   });
 
   it("accepts a 300 KiB batch and refuses a body over 1 MiB with 413; other routes keep 256 KiB", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const content = "a".repeat(30 * 1024);
     const big = JSON.stringify({ items: Array.from({ length: 10 }, () => ({ content })) });
     expect(Buffer.byteLength(big)).toBeGreaterThan(300 * 1024);
@@ -163,7 +166,7 @@ describe("POST /memories/batch", () => {
     });
     expect(Buffer.byteLength(tooBig)).toBeGreaterThan(1024 * 1024);
     expect(await raw(user, tooBig)).toEqual({ status: 413, code: "payload_too_large" });
-    const single = await fetch(`${t.url}/memories`, {
+    const single = await t.app.request("/memories", {
       method: "POST",
       headers: { ...user.headers, "content-type": "application/json" },
       body: JSON.stringify({ content: "c".repeat(300 * 1024) }),
@@ -173,12 +176,12 @@ describe("POST /memories/batch", () => {
   });
 
   it("answers 401 without a credential and 415 for a non-JSON body", async () => {
-    const anonymous = await call(`${t.url}/memories/batch`, {
+    const anonymous = await callAt(t.app, "/memories/batch", {
       body: { items: [{ content: "x" }] },
     });
     expect(anonymous.status).toBe(401);
-    const user = await newUser(t.url);
-    const res = await fetch(`${t.url}/memories/batch`, {
+    const user = await newUser(t.app);
+    const res = await t.app.request("/memories/batch", {
       method: "POST",
       headers: { ...user.headers, "content-type": "text/plain" },
       body: "items",
@@ -187,7 +190,7 @@ describe("POST /memories/batch", () => {
   });
 
   it("keeps one consistent log under concurrent batches and single writes of the same user", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const leaves: Buffer[] = [];
     const keep = (m: Created) => {
       expect(leaves[m.leafIndex]).toBeUndefined();
@@ -206,7 +209,7 @@ describe("POST /memories/batch", () => {
       }),
     );
     const singles = Array.from({ length: 30 }, (_, i) =>
-      call<Created>(`${t.url}/memories`, {
+      callAt<Created>(t.app, "/memories", {
         headers: user.headers,
         body: { content: `single ${i}` },
       }).then((res) => {
@@ -228,13 +231,16 @@ describe("POST /memories/batch", () => {
   });
 
   it("makes batch items findable by recall at once", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const search = (query: string) =>
-      call<{ items: { content: string; leafIndex: number }[] }>(`${t.url}/memories/search`, {
+      callAt<{ items: { content: string; leafIndex: number }[] }>(t.app, "/memories/search", {
         headers: user.headers,
         body: { query },
       });
-    await call(`${t.url}/memories`, { headers: user.headers, body: { content: "warm the cache" } });
+    await callAt(t.app, "/memories", {
+      headers: user.headers,
+      body: { content: "warm the cache" },
+    });
     expect((await search("warm")).body.items).toHaveLength(1);
     const res = await batch(user, [
       { content: "zebra crossing", metadata: { source: "a" } },
@@ -250,7 +256,7 @@ describe("POST /memories/batch", () => {
   });
 
   it("gives batch items proofs that verify once a checkpoint covers them", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const contents = Array.from({ length: 7 }, (_, i) => `proof item ${i}`);
     const res = await batch(
       user,
@@ -259,7 +265,7 @@ describe("POST /memories/batch", () => {
     expect(res.status).toBe(201);
     const root = await recordCheckpoint(t, user, 7, 1);
     for (const [i, item] of res.body.items.entries()) {
-      const { status, body } = await call<ProofBundle>(`${t.url}/memories/${item.id}/proof`, {
+      const { status, body } = await callAt<ProofBundle>(t.app, `/memories/${item.id}/proof`, {
         headers: user.headers,
       });
       expect(status).toBe(200);

@@ -2,20 +2,21 @@ import { fromHex, verifyConsistency } from "@verifiable-memory/merkle-log";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeToStatus, type ErrorCode } from "../src/errors.js";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import { callAt, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 
 let t: TestApp;
 let user: TestUser;
 
 beforeAll(async () => {
   t = await startTestApp();
-  user = await newUser(t.url);
-  await call(`${t.url}/memories`, { headers: user.headers, body: { content: "seed" } });
+  user = await newUser(t.app);
+  await callAt(t.app, "/memories", { headers: user.headers, body: { content: "seed" } });
 });
 afterAll(async () => {
   await t.close();
 });
 
+/** POSTs `body` as is over real HTTP, where the body limits read the socket. */
 function raw(path: string, body: string, contentType = "application/json") {
   return fetch(`${t.url}${path}`, {
     method: "POST",
@@ -83,10 +84,10 @@ describe("POST /memories rejects bad input with the error shape (docs/protocol.m
   });
 
   it("loses nothing: rejected writes leave the log unchanged", async () => {
-    const before = await call<{ treeSize: number }>(`${t.url}/log`, { headers: user.headers });
+    const before = await callAt<{ treeSize: number }>(t.app, "/log", { headers: user.headers });
     await raw("/memories", JSON.stringify({ content: "" }));
     await raw("/memories", JSON.stringify({ content: "x", metadata: [] }));
-    const after = await call<{ treeSize: number }>(`${t.url}/log`, { headers: user.headers });
+    const after = await callAt<{ treeSize: number }>(t.app, "/log", { headers: user.headers });
     expect(after.body.treeSize).toBe(before.body.treeSize);
   });
 });
@@ -109,14 +110,14 @@ describe("search, list and consistency parameters", () => {
       );
     }
     for (const query of ["limit=0", "limit=201", "limit=abc"]) {
-      const res = await fetch(`${t.url}/memories?${query}`, { headers: user.headers });
+      const res = await t.app.request(`/memories?${query}`, { headers: user.headers });
       await expectError(res, 400, "invalid_request");
     }
   });
 
   it("needs 1 <= from <= to <= treeSize for consistency proofs", async () => {
     for (const query of ["from=0&to=1", "from=2&to=1", "from=1&to=999", "from=a&to=1", "to=1"]) {
-      const res = await fetch(`${t.url}/log/consistency?${query}`, { headers: user.headers });
+      const res = await t.app.request(`/log/consistency?${query}`, { headers: user.headers });
       await expectError(res, 400, "invalid_request");
     }
   });
@@ -203,10 +204,10 @@ describe("fuzz: 1 000 random inputs per route never yield a 5xx, 4xx have the er
   let ownIds: string[];
   let otherIds: string[];
   const writeAs = async (who: TestUser, content: string) =>
-    (await call<{ id: string }>(`${t.url}/memories`, { headers: who.headers, body: { content } }))
+    (await callAt<{ id: string }>(t.app, "/memories", { headers: who.headers, body: { content } }))
       .body.id;
   beforeAll(async () => {
-    other = await newUser(t.url);
+    other = await newUser(t.app);
     ownIds = [await writeAs(user, "fuzz own 1"), await writeAs(user, "fuzz own 2")];
     otherIds = [await writeAs(other, "fuzz other 1"), await writeAs(other, "fuzz other 2")];
   });
@@ -249,7 +250,7 @@ describe("fuzz: 1 000 random inputs per route never yield a 5xx, 4xx have the er
         ["GET", "/proof"],
         ["GET", "/verify"],
       ] as const) {
-        const res = await fetch(`${t.url}/memories/${rawId}${suffix}`, {
+        const res = await t.app.request(`/memories/${rawId}${suffix}`, {
           method,
           headers: user.headers,
         });
@@ -285,7 +286,7 @@ describe("fuzz: 1 000 random inputs per route never yield a 5xx, 4xx have the er
         ];
         await Promise.all(
           requests.map(async ([method, path]) => {
-            const res = await fetch(`${t.url}${path}`, { method, headers: user.headers });
+            const res = await t.app.request(`${path}`, { method, headers: user.headers });
             const label = `${method} ${path.slice(0, 200)}`;
             await expectSaneAnswer(res, label);
             if (hasParameters(query)) {
@@ -311,14 +312,14 @@ describe("fuzz: 1 000 random inputs per route never yield a 5xx, 4xx have the er
       [other, otherIds],
     ] as const) {
       for (const memoryId of ids) {
-        const res = await call(`${t.url}/memories/${memoryId}`, { headers: who.headers });
+        const res = await callAt(t.app, `/memories/${memoryId}`, { headers: who.headers });
         expect(res.status, memoryId).toBe(200);
       }
     }
   });
 
   it("GET /memories, /log and /log/consistency with random query strings", async () => {
-    const log = await call<{ treeSize: number }>(`${t.url}/log`, { headers: user.headers });
+    const log = await callAt<{ treeSize: number }>(t.app, "/log", { headers: user.headers });
     const size = log.body.treeSize;
     // from/to near the tree size, so valid proofs are served (and verified) as well as refusals.
     const bound = fc.oneof(fc.integer({ min: -1, max: size + 2 }).map(String), urlComponent);
@@ -327,9 +328,9 @@ describe("fuzz: 1 000 random inputs per route never yield a 5xx, 4xx have the er
       fc.asyncProperty(queryString, bound, bound, async (query, from, to) => {
         const q = query ? `?${query}` : "";
         const [list, logRes, consistency] = await Promise.all([
-          fetch(`${t.url}/memories${q}`, { headers: user.headers }),
-          fetch(`${t.url}/log${q}`, { headers: user.headers }),
-          fetch(`${t.url}/log/consistency?from=${from}&to=${to}`, {
+          t.app.request(`/memories${q}`, { headers: user.headers }),
+          t.app.request(`/log${q}`, { headers: user.headers }),
+          t.app.request(`/log/consistency?from=${from}&to=${to}`, {
             headers: user.headers,
           }),
         ]);

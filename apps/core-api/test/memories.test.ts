@@ -4,7 +4,7 @@ import { fromHex, hashLeaf, toHex, verifyInclusion } from "@verifiable-memory/me
 import canonicalizeModule from "canonicalize";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  call,
+  callAt,
   mintApiKey,
   newUser,
   recordCheckpoint,
@@ -31,15 +31,15 @@ let bob: TestUser;
 
 beforeAll(async () => {
   t = await startTestApp();
-  alice = await newUser(t.url);
-  bob = await newUser(t.url);
+  alice = await newUser(t.app);
+  bob = await newUser(t.app);
 });
 afterAll(async () => {
   await t.close();
 });
 
 function write(user: TestUser, content: string, metadata?: Record<string, unknown>) {
-  return call<Memory>(`${t.url}/memories`, {
+  return callAt<Memory>(t.app, "/memories", {
     headers: user.headers,
     body: metadata === undefined ? { content } : { content, metadata },
   });
@@ -89,8 +89,8 @@ describe("POST /memories", () => {
   });
 
   it("accepts an API key as bearer", async () => {
-    const key = await mintApiKey(t.url, alice.token);
-    const res = await call<Memory>(`${t.url}/memories`, {
+    const key = await mintApiKey(t.app, alice.token);
+    const res = await callAt<Memory>(t.app, "/memories", {
       headers: { authorization: `Bearer ${key}` },
       body: { content: "written by an agent" },
     });
@@ -98,7 +98,7 @@ describe("POST /memories", () => {
   });
 
   it("gives 50 concurrent writes of one user leaf indices size..size+49, grouped into fewer transactions", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => write(user, `concurrent ${i}`)),
     );
@@ -115,12 +115,12 @@ describe("POST /memories", () => {
 
 describe("reads", () => {
   it("GET /memories/:id returns the decrypted memory; GET /memories pages newest first", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       ids.push((await write(user, `note ${i}`, { n: i })).body.id);
     }
-    const one = await call<Memory>(`${t.url}/memories/${ids[2]}`, { headers: user.headers });
+    const one = await callAt<Memory>(t.app, `/memories/${ids[2]}`, { headers: user.headers });
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({
       id: ids[2],
@@ -129,24 +129,27 @@ describe("reads", () => {
       leafIndex: 2,
     });
 
-    const first = await call<{ items: Memory[]; nextCursor: string | null }>(
-      `${t.url}/memories?limit=2`,
+    const first = await callAt<{ items: Memory[]; nextCursor: string | null }>(
+      t.app,
+      "/memories?limit=2",
       { headers: user.headers },
     );
     expect(first.body.items.map((m) => m.content)).toEqual(["note 4", "note 3"]);
     expect(first.body.nextCursor).not.toBeNull();
-    const second = await call<{ items: Memory[]; nextCursor: string | null }>(
-      `${t.url}/memories?limit=2&cursor=${first.body.nextCursor}`,
+    const second = await callAt<{ items: Memory[]; nextCursor: string | null }>(
+      t.app,
+      `/memories?limit=2&cursor=${first.body.nextCursor}`,
       { headers: user.headers },
     );
     expect(second.body.items.map((m) => m.content)).toEqual(["note 2", "note 1"]);
-    const last = await call<{ items: Memory[]; nextCursor: string | null }>(
-      `${t.url}/memories?limit=2&cursor=${second.body.nextCursor}`,
+    const last = await callAt<{ items: Memory[]; nextCursor: string | null }>(
+      t.app,
+      `/memories?limit=2&cursor=${second.body.nextCursor}`,
       { headers: user.headers },
     );
     expect(last.body.items.map((m) => m.content)).toEqual(["note 0"]);
     expect(last.body.nextCursor).toBeNull();
-    const bad = await call(`${t.url}/memories?cursor=not-a-cursor`, { headers: user.headers });
+    const bad = await callAt(t.app, "/memories?cursor=not-a-cursor", { headers: user.headers });
     expect(bad.status).toBe(400);
   });
 
@@ -159,26 +162,26 @@ describe("reads", () => {
       ["GET", `/memories/${body.id}/verify`],
     ];
     for (const [method, path] of routes) {
-      const res = await call<{ error: { code: string } }>(`${t.url}${path}`, {
+      const res = await callAt<{ error: { code: string } }>(t.app, `${path}`, {
         method,
         headers: bob.headers,
       });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body.error.code).toBe("not_found");
     }
-    const search = await call<{ items: Memory[] }>(`${t.url}/memories/search`, {
+    const search = await callAt<{ items: Memory[] }>(t.app, "/memories/search", {
       headers: bob.headers,
       body: { query: "alice only" },
     });
     expect(search.body.items).toEqual([]);
-    const list = await call<{ items: Memory[] }>(`${t.url}/memories`, { headers: bob.headers });
+    const list = await callAt<{ items: Memory[] }>(t.app, "/memories", { headers: bob.headers });
     expect(list.body.items.some((m) => m.id === body.id)).toBe(false);
-    const unknown = await call(`${t.url}/memories/00000000-0000-0000-0000-000000000000`, {
+    const unknown = await callAt(t.app, "/memories/00000000-0000-0000-0000-000000000000", {
       headers: alice.headers,
     });
     expect(unknown.status).toBe(404);
     // Alice's memory is untouched by Bob's DELETE.
-    expect((await call(`${t.url}/memories/${body.id}`, { headers: alice.headers })).status).toBe(
+    expect((await callAt(t.app, `/memories/${body.id}`, { headers: alice.headers })).status).toBe(
       200,
     );
   });
@@ -191,21 +194,21 @@ describe("reads", () => {
       "/log",
       "/log/consistency?from=1&to=1",
     ]) {
-      expect((await call(`${t.url}${path}`)).status, path).toBe(401);
+      expect((await callAt(t.app, `${path}`)).status, path).toBe(401);
     }
-    expect((await call(`${t.url}/memories`, { body: { content: "x" } })).status).toBe(401);
+    expect((await callAt(t.app, "/memories", { body: { content: "x" } })).status).toBe(401);
   });
 });
 
 /** The raw bytes of a GET answer, with its status. */
 async function rawGet(user: TestUser, path: string): Promise<{ status: number; bytes: string }> {
-  const res = await fetch(`${t.url}${path}`, { headers: user.headers });
+  const res = await t.app.request(`${path}`, { headers: user.headers });
   return { status: res.status, bytes: await res.text() };
 }
 
 describe("DELETE /memories/:id", () => {
   it("destroys the body, keeps the leaf and the root, and hides the memory everywhere", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const kept = (await write(user, "kept: the word platypus")).body;
     const doomed = (await write(user, "doomed: the word platypus")).body;
     const after = (await write(user, "after it")).body;
@@ -214,7 +217,7 @@ describe("DELETE /memories/:id", () => {
     const anchoredRoot = toHex(await recordCheckpoint(t, user, 3, 1));
     await write(user, "past the checkpoint");
     // Warm the recall cache first, so the deletion must reach cached recall too.
-    const before = await call<{ items: Memory[] }>(`${t.url}/memories/search`, {
+    const before = await callAt<{ items: Memory[] }>(t.app, "/memories/search", {
       headers: user.headers,
       body: { query: "platypus" },
     });
@@ -235,7 +238,7 @@ describe("DELETE /memories/:id", () => {
       anchored: { treeSize: 3, rootHash: anchoredRoot, nonce: 1, signature: "sig1" },
     });
 
-    const del = await fetch(`${t.url}/memories/${doomed.id}`, {
+    const del = await t.app.request(`/memories/${doomed.id}`, {
       method: "DELETE",
       headers: user.headers,
     });
@@ -266,23 +269,23 @@ describe("DELETE /memories/:id", () => {
       `/memories/${doomed.id}/proof`,
       `/memories/${doomed.id}/verify`,
     ]) {
-      const res = await call<{ error: { code: string } }>(`${t.url}${path}`, {
+      const res = await callAt<{ error: { code: string } }>(t.app, `${path}`, {
         headers: user.headers,
       });
       expect(res.status, path).toBe(404);
       expect(res.body.error.code, path).toBe("not_found");
     }
-    const again = await fetch(`${t.url}/memories/${doomed.id}`, {
+    const again = await t.app.request(`/memories/${doomed.id}`, {
       method: "DELETE",
       headers: user.headers,
     });
     expect(again.status).toBe(404);
-    const afterSearch = await call<{ items: Memory[] }>(`${t.url}/memories/search`, {
+    const afterSearch = await callAt<{ items: Memory[] }>(t.app, "/memories/search", {
       headers: user.headers,
       body: { query: "platypus" },
     });
     expect(afterSearch.body.items.map((m) => m.id)).toEqual([kept.id]);
-    const list = await call<{ items: Memory[] }>(`${t.url}/memories`, { headers: user.headers });
+    const list = await callAt<{ items: Memory[] }>(t.app, "/memories", { headers: user.headers });
     expect(list.body.items.map((m) => m.id)).not.toContain(doomed.id);
     expect(list.body.items.map((m) => m.id)).toContain(kept.id);
   });
@@ -290,13 +293,14 @@ describe("DELETE /memories/:id", () => {
 
 describe("leaf encoding (docs/protocol.md §5)", () => {
   it("is SHA-256(0x00 ‖ RFC 8785 JSON of {v: 2, memoryId, owner, createdAt, metadata, contentHash, namespace, writtenBy, supersedes})", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const metadata = { z: [1, 2.5, "ü"], a: { nested: true }, "€": null };
     const created = (await write(user, "leaf encoding check ✓", metadata)).body;
-    const proof = await call<{ leafData: Record<string, unknown>; salt: string; leafHash: string }>(
-      `${t.url}/memories/${created.id}/proof`,
-      { headers: user.headers },
-    );
+    const proof = await callAt<{
+      leafData: Record<string, unknown>;
+      salt: string;
+      leafHash: string;
+    }>(t.app, `/memories/${created.id}/proof`, { headers: user.headers });
     const salt = Buffer.from(proof.body.salt, "base64");
     expect(salt.length).toBe(16);
     const contentHash = createHash("sha256")

@@ -8,7 +8,7 @@
 import { toHex } from "@verifiable-memory/merkle-log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  call,
+  callAt,
   newUser,
   recordCheckpoint,
   startTestApp,
@@ -48,7 +48,7 @@ afterAll(async () => {
 
 /** Writes one memory (optionally in `namespace`) and returns its id. */
 async function write(user: TestUser, content: string, namespace?: string): Promise<string> {
-  const { status, body } = await call<{ id: string }>(`${t.url}/memories`, {
+  const { status, body } = await callAt<{ id: string }>(t.app, "/memories", {
     headers: user.headers,
     body: { content, ...(namespace === undefined ? {} : { namespace }) },
   });
@@ -61,7 +61,7 @@ async function keyHeaders(
   user: TestUser,
   options: { scopes?: string[]; namespace?: string },
 ): Promise<Record<string, string>> {
-  const { status, body } = await call<{ key: string }>(`${t.url}/keys`, {
+  const { status, body } = await callAt<{ key: string }>(t.app, "/keys", {
     headers: user.headers,
     body: { label: "overview", ...options },
   });
@@ -84,7 +84,7 @@ async function allPages<T>(
       query.set("cursor", cursor);
     }
     const separator = path.includes("?") ? "&" : "?";
-    const { status, body } = await call<Page<T>>(`${t.url}${path}${separator}${query}`, {
+    const { status, body } = await callAt<Page<T>>(t.app, `${path}${separator}${query}`, {
       headers,
     });
     expect(status).toBe(200);
@@ -97,9 +97,9 @@ async function allPages<T>(
 
 describe("GET /log/checkpoints", () => {
   it("lists the caller's anchored checkpoints newest first, page by page, and no one else's", async () => {
-    const user = await newUser(t.url);
-    const other = await newUser(t.url);
-    const empty = await call<Page<Checkpoint>>(`${t.url}/log/checkpoints`, {
+    const user = await newUser(t.app);
+    const other = await newUser(t.app);
+    const empty = await callAt<Page<Checkpoint>>(t.app, "/log/checkpoints", {
       headers: user.headers,
     });
     expect(empty).toEqual({ status: 200, body: { items: [], nextCursor: null } });
@@ -120,7 +120,7 @@ describe("GET /log/checkpoints", () => {
     for (const c of items) {
       expect(new Date(c.anchoredAt).toISOString()).toBe(c.anchoredAt);
     }
-    const head = await call<{ anchored: { treeSize: number; rootHash: string } }>(`${t.url}/log`, {
+    const head = await callAt<{ anchored: { treeSize: number; rootHash: string } }>(t.app, "/log", {
       headers: user.headers,
     });
     expect(head.body.anchored).toMatchObject({
@@ -130,31 +130,31 @@ describe("GET /log/checkpoints", () => {
   });
 
   it("needs memories:read; a confined key sees the whole log, as GET /log", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     await write(user, "outside", "team:a");
     await recordCheckpoint(t, user, 1, 1);
     const writer = await keyHeaders(user, { scopes: ["memories:write"] });
-    const refused = await call<ErrorBody>(`${t.url}/log/checkpoints`, { headers: writer });
+    const refused = await callAt<ErrorBody>(t.app, "/log/checkpoints", { headers: writer });
     expect([refused.status, refused.body.error.code]).toEqual([403, "insufficient_scope"]);
     const confined = await keyHeaders(user, { namespace: "team:b" });
-    const seen = await call<Page<Checkpoint>>(`${t.url}/log/checkpoints`, { headers: confined });
+    const seen = await callAt<Page<Checkpoint>>(t.app, "/log/checkpoints", { headers: confined });
     expect(seen.body.items.map((c) => c.treeSize)).toEqual([1]);
-    expect((await call(`${t.url}/log/checkpoints`)).status).toBe(401);
+    expect((await callAt(t.app, "/log/checkpoints")).status).toBe(401);
   });
 
   it("refuses a foreign cursor, a bad limit and unknown parameters with 400", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     for (let size = 1; size <= 3; size++) {
       await write(user, `m${size}`, "ns:a");
     }
     await write(user, "m4", "ns:b");
-    const namespacesPage = await call<Page<NamespaceCount>>(`${t.url}/namespaces?limit=1`, {
+    const namespacesPage = await callAt<Page<NamespaceCount>>(t.app, "/namespaces?limit=1", {
       headers: user.headers,
     });
     const foreign = namespacesPage.body.nextCursor as string;
     expect(foreign).toEqual(expect.any(String));
     for (const query of [`cursor=${foreign}`, "cursor=bm9wZQ", "limit=0", "limit=201", "since=1"]) {
-      const answer = await call<ErrorBody>(`${t.url}/log/checkpoints?${query}`, {
+      const answer = await callAt<ErrorBody>(t.app, `/log/checkpoints?${query}`, {
         headers: user.headers,
       });
       expect([query, answer.status, answer.body.error.code]).toEqual([
@@ -168,12 +168,12 @@ describe("GET /log/checkpoints", () => {
 
 describe("GET /namespaces", () => {
   it("counts the live, current memories of each namespace, null first, sorted by name", async () => {
-    const user = await newUser(t.url);
-    const other = await newUser(t.url);
+    const user = await newUser(t.app);
+    const other = await newUser(t.app);
     await write(user, "a1", "agent:a");
     await write(user, "a2", "agent:a");
     const superseded = await write(user, "a3", "agent:a");
-    const updated = await call(`${t.url}/memories/${superseded}`, {
+    const updated = await callAt(t.app, `/memories/${superseded}`, {
       method: "PUT",
       headers: user.headers,
       body: { content: "a3, corrected", namespace: "agent:a" },
@@ -181,7 +181,7 @@ describe("GET /namespaces", () => {
     expect(updated.status).toBe(201);
     const deleted = await write(user, "b-deleted", "agent:b");
     expect(
-      (await call(`${t.url}/memories/${deleted}`, { method: "DELETE", headers: user.headers }))
+      (await callAt(t.app, `/memories/${deleted}`, { method: "DELETE", headers: user.headers }))
         .status,
     ).toBe(204);
     await write(user, "ab", "agent:a/sub");
@@ -204,33 +204,33 @@ describe("GET /namespaces", () => {
 
     const under = await allPages<NamespaceCount>("/namespaces?prefix=agent:a", user.headers, 1);
     expect(under.items.map((n) => n.namespace)).toEqual(["agent:a", "agent:a/sub"]);
-    const escaped = await call<Page<NamespaceCount>>(`${t.url}/namespaces?prefix=agent_a`, {
+    const escaped = await callAt<Page<NamespaceCount>>(t.app, "/namespaces?prefix=agent_a", {
       headers: user.headers,
     });
     expect(escaped.body.items).toEqual([]);
   });
 
   it("stays within a confined key's prefix (no null namespace) and needs memories:read", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     await write(user, "in", "team:a/x");
     await write(user, "in too", "team:a/y");
     await write(user, "out", "team:b");
     await write(user, "none");
     const confined = await keyHeaders(user, { namespace: "team:a/" });
-    const seen = await call<Page<NamespaceCount>>(`${t.url}/namespaces`, { headers: confined });
+    const seen = await callAt<Page<NamespaceCount>>(t.app, "/namespaces", { headers: confined });
     expect(seen.body.items.map((n) => [n.namespace, n.count])).toEqual([
       ["team:a/x", 1],
       ["team:a/y", 1],
     ]);
-    const narrowed = await call<Page<NamespaceCount>>(`${t.url}/namespaces?prefix=team:b`, {
+    const narrowed = await callAt<Page<NamespaceCount>>(t.app, "/namespaces?prefix=team:b", {
       headers: confined,
     });
     expect(narrowed.body.items).toEqual([]);
     const writer = await keyHeaders(user, { scopes: ["memories:write"] });
-    const refused = await call<ErrorBody>(`${t.url}/namespaces`, { headers: writer });
+    const refused = await callAt<ErrorBody>(t.app, "/namespaces", { headers: writer });
     expect([refused.status, refused.body.error.code]).toEqual([403, "insufficient_scope"]);
     for (const query of ["prefix=has%20space", "limit=abc", "namespace=x"]) {
-      const answer = await call<ErrorBody>(`${t.url}/namespaces?${query}`, {
+      const answer = await callAt<ErrorBody>(t.app, `/namespaces?${query}`, {
         headers: user.headers,
       });
       expect([query, answer.status]).toEqual([query, 400]);

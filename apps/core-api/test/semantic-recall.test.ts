@@ -13,7 +13,7 @@ import {
   type TestModelServer,
 } from "@verifiable-memory/embeddings/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import { callAt, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 
 interface Hit {
   id: string;
@@ -50,9 +50,9 @@ beforeAll(async () => {
       EMBEDDINGS_PASS_INTERVAL_MS: "0",
     },
   });
-  user = await newUser(t.url);
+  user = await newUser(t.app);
   for (const [namespace, content] of TEXTS) {
-    const res = await call<{ id: string }>(`${t.url}/memories`, {
+    const res = await callAt<{ id: string }>(t.app, "/memories", {
       headers: user.headers,
       body: { content, namespace },
     });
@@ -67,7 +67,7 @@ afterAll(async () => {
 });
 
 const search = (body: Record<string, unknown>) =>
-  call<Page>(`${t.url}/memories/search`, { headers: user.headers, body });
+  callAt<Page>(t.app, "/memories/search", { headers: user.headers, body });
 
 describe("semantic and hybrid recall over HTTP", () => {
   it("ranks by the meaning of the query, leaves out memories without a vector", async () => {
@@ -114,7 +114,7 @@ describe("semantic and hybrid recall over HTTP", () => {
   });
 
   it("deleting a memory deletes its vector", async () => {
-    const res = await call(`${t.url}/memories/${ids[4]}`, {
+    const res = await callAt(t.app, `/memories/${ids[4]}`, {
       method: "DELETE",
       headers: user.headers,
     });
@@ -134,13 +134,13 @@ describe("semantic and hybrid recall over HTTP", () => {
     );
     const plain = await startTestApp({ shareDatabaseOf: t });
     try {
-      const res = await call<{ error: { code: string } }>(`${plain.url}/memories/search`, {
+      const res = await callAt<{ error: { code: string } }>(plain.app, "/memories/search", {
         headers: user.headers,
         body: { query: "cat", rank: "hybrid" },
       });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("invalid_request");
-      const noQuery = await call(`${t.url}/memories/search`, {
+      const noQuery = await callAt(t.app, "/memories/search", {
         headers: user.headers,
         body: { rank: "semantic", namespace: "pets" },
       });

@@ -10,7 +10,7 @@ import { jwtVerify, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   newWallet,
-  postJson,
+  request,
   startTestApp,
   TEST_ENV,
   type TestApp,
@@ -27,13 +27,13 @@ afterAll(async () => {
 });
 
 async function challenge(wallet: Wallet) {
-  const res = await postJson(`${t.url}/auth/challenge`, { publicKey: wallet.publicKey });
+  const res = await request(t.app, "/auth/challenge", { body: { publicKey: wallet.publicKey } });
   expect(res.status).toBe(200);
   return (await res.json()) as { message: string; nonce: string; expiresAt: string };
 }
 
 function verify(body: Record<string, unknown>) {
-  return postJson(`${t.url}/auth/verify`, body);
+  return request(t.app, "/auth/verify", { body });
 }
 
 async function errorCode(res: Response): Promise<string> {
@@ -250,7 +250,7 @@ describe("sign-in", () => {
     expect(body.error.code).toBe("invalid_request");
     expect(body.error.details.map((d) => d.path.join("."))).toContain("signature");
     for (const publicKey of ["abc", "1".repeat(50), "0OIl"]) {
-      const res = await postJson(`${t.url}/auth/challenge`, { publicKey });
+      const res = await request(t.app, "/auth/challenge", { body: { publicKey } });
       expect(res.status).toBe(400);
       expect(await errorCode(res)).toBe("invalid_public_key");
     }
@@ -283,7 +283,7 @@ describe("sign-in", () => {
       };
       const statuses = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          postJson(`${(i % 2 ? second : t).url}/auth/verify`, body).then((r) => r.status),
+          request((i % 2 ? second : t).app, "/auth/verify", { body }).then((r) => r.status),
         ),
       );
       expect(statuses.filter((s) => s === 200)).toHaveLength(1);

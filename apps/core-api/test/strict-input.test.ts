@@ -8,14 +8,14 @@
 import { request } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
+import { callAt, newUser, startTestApp, type TestApp, type TestUser } from "./helpers.js";
 
 let t: TestApp;
 let user: TestUser;
 
 beforeAll(async () => {
   t = await startTestApp();
-  user = await newUser(t.url);
+  user = await newUser(t.app);
 });
 afterAll(async () => {
   await t.close();
@@ -25,7 +25,7 @@ type ErrorAnswer = { error: { code: string; message: string; details?: unknown }
 
 describe("unknown fields and parameters", () => {
   it("refuses unknown body fields, naming them", async () => {
-    const res = await call<ErrorAnswer>(`${t.url}/keys`, {
+    const res = await callAt<ErrorAnswer>(t.app, "/keys", {
       headers: user.headers,
       body: { label: "x", scopes: ["read"], expiresInSeconds: 60 },
     });
@@ -33,7 +33,7 @@ describe("unknown fields and parameters", () => {
     expect(res.body.error.code).toBe("invalid_request");
     expect(JSON.stringify(res.body.error.details)).toContain("scopes");
     expect(JSON.stringify(res.body.error.details)).toContain("expiresInSeconds");
-    const memory = await call<ErrorAnswer>(`${t.url}/memories`, {
+    const memory = await callAt<ErrorAnswer>(t.app, "/memories", {
       headers: user.headers,
       body: { content: "x", tags: ["a"] },
     });
@@ -48,7 +48,7 @@ describe("unknown fields and parameters", () => {
     "/keys?includeRevoked=false",
     "/memories/00000000-0000-0000-0000-000000000000?fields=content",
   ])("refuses unknown query parameters: GET %s", async (path) => {
-    const res = await call<ErrorAnswer>(`${t.url}${path}`, { headers: user.headers });
+    const res = await callAt<ErrorAnswer>(t.app, `${path}`, { headers: user.headers });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_request");
     const name = [...new URL(path, "http://x").searchParams.keys()].at(-1) as string;
@@ -56,7 +56,7 @@ describe("unknown fields and parameters", () => {
   });
 
   it("refuses unknown query parameters on POST routes too", async () => {
-    const res = await call<ErrorAnswer>(`${t.url}/memories?dryRun=true`, {
+    const res = await callAt<ErrorAnswer>(t.app, "/memories?dryRun=true", {
       headers: user.headers,
       body: { content: "x" },
     });
@@ -65,7 +65,7 @@ describe("unknown fields and parameters", () => {
   });
 
   it("refuses an unknown metadata filter operator, naming it", async () => {
-    const res = await call<ErrorAnswer>(`${t.url}/memories/search`, {
+    const res = await callAt<ErrorAnswer>(t.app, "/memories/search", {
       headers: user.headers,
       body: { query: "x", metadata: { importance: { $regex: "^a" } } },
     });
@@ -73,7 +73,7 @@ describe("unknown fields and parameters", () => {
     expect(res.body.error.code).toBe("invalid_request");
     expect(JSON.stringify(res.body.error.details)).toContain("importance");
     expect(JSON.stringify(res.body.error.details)).toContain("$regex");
-    const plain = await call(`${t.url}/memories/search`, {
+    const plain = await callAt(t.app, "/memories/search", {
       headers: user.headers,
       body: { query: "x", metadata: { importance: { level: 1 } } },
     });
@@ -81,7 +81,7 @@ describe("unknown fields and parameters", () => {
   });
 
   it("publishes additionalProperties: false for request bodies", async () => {
-    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
+    const doc = (await (await t.app.request("/openapi.json")).json()) as {
       paths: Record<
         string,
         Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>
@@ -96,14 +96,14 @@ describe("unknown fields and parameters", () => {
 describe("sign-in input", () => {
   it("answers a 65-character or 33-byte publicKey with invalid_public_key", async () => {
     for (const publicKey of ["1".repeat(65), "z".repeat(45)]) {
-      const res = await call<ErrorAnswer>(`${t.url}/auth/challenge`, { body: { publicKey } });
+      const res = await callAt<ErrorAnswer>(t.app, "/auth/challenge", { body: { publicKey } });
       expect(res.status, publicKey).toBe(400);
       expect(res.body.error.code, publicKey).toBe("invalid_public_key");
     }
   });
 
   it("answers an empty publicKey with invalid_public_key", async () => {
-    const res = await call<ErrorAnswer>(`${t.url}/auth/challenge`, { body: { publicKey: "" } });
+    const res = await callAt<ErrorAnswer>(t.app, "/auth/challenge", { body: { publicKey: "" } });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_public_key");
   });
@@ -161,7 +161,7 @@ describe("bodies that are not UTF-8", () => {
       }),
       { numRuns: 200 },
     );
-    const list = await call<{ items: unknown[] }>(`${t.url}/memories`, { headers: user.headers });
+    const list = await callAt<{ items: unknown[] }>(t.app, "/memories", { headers: user.headers });
     expect(list.body.items).toEqual([]);
   });
 
@@ -175,7 +175,7 @@ describe("bodies that are not UTF-8", () => {
       );
       expect(res.status).toBe(201);
     }
-    const list = await call<{ items: { content: string }[] }>(`${t.url}/memories`, {
+    const list = await callAt<{ items: { content: string }[] }>(t.app, "/memories", {
       headers: user.headers,
     });
     expect(list.body.items.map((m) => m.content)).toEqual([text, text]);
@@ -184,7 +184,7 @@ describe("bodies that are not UTF-8", () => {
 
 describe("__proto__ metadata keys", () => {
   it("are refused with 400 at any depth, on write and in filters, and nothing is stored", async () => {
-    const writer = await newUser(t.url);
+    const writer = await newUser(t.app);
     const bodies: [string, string][] = [
       ["/memories", '{"content":"p","metadata":{"__proto__":{"admin":true}}}'],
       ["/memories", '{"content":"p","metadata":{"__proto__":1}}'],
@@ -197,16 +197,16 @@ describe("__proto__ metadata keys", () => {
       expect(res.body.error.code, text).toBe("invalid_request");
       expect(JSON.stringify(res.body.error.details), text).toContain("__proto__");
     }
-    const list = await call<{ items: unknown[] }>(`${t.url}/memories`, {
+    const list = await callAt<{ items: unknown[] }>(t.app, "/memories", {
       headers: writer.headers,
     });
     expect(list.body.items).toEqual([]);
   });
 
   it("leave other prototype-looking keys stored exactly as sent", async () => {
-    const writer = await newUser(t.url);
+    const writer = await newUser(t.app);
     const metadata = { constructor: "c", prototype: { toString: 1 } };
-    const created = await call<{ id: string; metadata: unknown }>(`${t.url}/memories`, {
+    const created = await callAt<{ id: string; metadata: unknown }>(t.app, "/memories", {
       headers: writer.headers,
       body: { content: "kept", metadata },
     });
