@@ -28,6 +28,7 @@ interface VerifyCommandOptions {
   readonly pin?: boolean;
   readonly verbose?: boolean;
   readonly api?: string;
+  readonly logKey?: string[];
 }
 
 /** One checked entry of a bundle file. */
@@ -130,6 +131,8 @@ interface ChainOptions {
   readonly programId?: string;
   /** The core API whose public consistency route bridges a bundle older than the chain's root. */
   readonly apiUrl?: string;
+  /** Log verifier keys trusted for a bundle only the checkpoint log covers (else GET /info's). */
+  readonly logKeys?: readonly string[];
 }
 
 /**
@@ -170,6 +173,7 @@ async function verifyEntry(entry: Entry, chain: ChainOptions): Promise<EntryResu
       ...(chain.authority === undefined ? {} : { authority: chain.authority }),
       ...(chain.programId === undefined ? {} : { programId: chain.programId }),
       ...(chain.apiUrl === undefined ? {} : { apiUrl: chain.apiUrl }),
+      ...(chain.logKeys === undefined ? {} : { logKeys: chain.logKeys }),
       ...(content === undefined ? {} : { content }),
     });
   } catch (error) {
@@ -307,6 +311,10 @@ export function registerVerifyCommand(program: Command, rt: Runtime): void {
     )
     .option("--authority <base58>", "expected anchoring authority of the commitment account")
     .option("--program-id <base58>", "expected commitment program id")
+    .option(
+      "--log-key <vkey...>",
+      "log verifier keys to trust for a memory only the checkpoint log covers (docs/protocol.md §13.1; default: GET /info's logKeys)",
+    )
     .option("-v, --verbose", "with --bundle: print every entry, not only those that fail")
     .option(
       "--api <url>",
@@ -337,6 +345,7 @@ export function registerVerifyCommand(program: Command, rt: Runtime): void {
             ...(options.authority === undefined ? {} : { authority: options.authority }),
             ...(options.programId === undefined ? {} : { programId: options.programId }),
             apiUrl: options.api ?? apiUrl(rt, options, await readCredentials(rt.env)),
+            ...(options.logKey === undefined ? {} : { logKeys: options.logKey }),
           },
           options.verbose === true,
         );
@@ -355,6 +364,7 @@ export function registerVerifyCommand(program: Command, rt: Runtime): void {
         rpcUrl: rpc,
         ...(authority === undefined ? {} : { authority }),
         ...(programId === undefined ? {} : { programId }),
+        ...(options.logKey === undefined ? {} : { logKeys: options.logKey }),
       });
       rt.exitCode = outcome.ok
         ? EXIT.ok
