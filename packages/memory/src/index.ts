@@ -57,7 +57,12 @@ export {
   type NamespaceView,
   type OverviewPageInput,
 } from "./log-overview.js";
-export { type CheckpointLogProofView, checkpointLogProof } from "./log-proof.js";
+export {
+  type CheckpointLogConsistencyView,
+  type CheckpointLogProofView,
+  checkpointLogConsistency,
+  checkpointLogProof,
+} from "./log-proof.js";
 export {
   checkMasterKeys,
   MissingMasterKeyError,

@@ -2,17 +2,26 @@
  * The checkpoint-log path of a proof bundle (docs/protocol.md §6.1 "The proof bundle", §13.5
  * "The checkpoint log"): the earliest logged user checkpoint that covers a memory, the memory's
  * audit path in the user's tree at that checkpoint's size, and the entry's audit path in the
- * checkpoint log at its latest head confirmed on chain, with that head's anchor.
+ * checkpoint log at its latest head confirmed on chain, with that head's anchor; and the checkpoint
+ * log's consistency proofs (`GET /tlog/consistency`).
  * @module
  */
 import {
   checkpointLogNodeSource,
+  checkpointLogRootAt,
   type Database,
   latestAnchoredCheckpointLogHead,
+  latestCheckpointLogHead,
   loggedCheckpointCovering,
   nodeSource,
 } from "@verifiable-memory/db-schema";
-import { inclusionProof, type NodeHashSource, toHex } from "@verifiable-memory/merkle-log";
+import {
+  consistencyProof,
+  inclusionProof,
+  type NodeHashSource,
+  toHex,
+} from "@verifiable-memory/merkle-log";
+import { MemoryDomainError } from "./errors.js";
 
 /** `checkpointLog` of a proof bundle: every part hex or text, as docs/protocol.md §6.1 lists. */
 export interface CheckpointLogProofView {
@@ -103,4 +112,50 @@ export async function checkpointLogProof(
       slot: head.anchorSlot,
     },
   };
+}
+
+/** `GET /tlog/consistency` (docs/protocol.md §13.5): the checkpoint log's consistency proof. */
+export interface CheckpointLogConsistencyView {
+  readonly from: number;
+  readonly to: number;
+  /** Root of the checkpoint log at `from` entries, hex (informative). */
+  readonly fromRoot: string;
+  /** Root of the checkpoint log at `to` entries, hex (informative). */
+  readonly toRoot: string;
+  /** PROOF(from, D[to]), hex, in RFC 9162 §2.1.4.1 order; empty when from = to. */
+  readonly proof: string[];
+}
+
+/**
+ * The RFC 9162 §2.1.4 consistency proof of the checkpoint log between sizes `from` and `to`, with
+ * its roots at both, for 1 ≤ from ≤ to ≤ the latest signed size.
+ * @returns `{ from, to, fromRoot, toRoot, proof }`, hashes as lowercase hex.
+ * @throws MemoryDomainError `invalid_request` when `from` > `to` (`details[0].path` ["from"]) or
+ *   `to` is past the latest signed size (["to"]); MissingNodeError for a damaged node store.
+ * Source: docs/protocol.md §13.5 "The checkpoint log"; RFC 9162 §2.1.4.
+ */
+export async function checkpointLogConsistency(
+  db: Database,
+  from: number,
+  to: number,
+): Promise<CheckpointLogConsistencyView> {
+  const signed = (await latestCheckpointLogHead(db))?.treeSize ?? 0;
+  if (!(from >= 1 && from <= to && to <= signed)) {
+    throw new MemoryDomainError(
+      "invalid_request",
+      `need 1 <= from <= to <= the latest signed size of the checkpoint log (${signed})`,
+      [
+        {
+          path: [to > signed ? "to" : "from"],
+          message: `from=${from}, to=${to}, latest signed size=${signed}`,
+        },
+      ],
+    );
+  }
+  const [proof, fromRoot, toRoot] = await Promise.all([
+    consistencyProof(from, to, checkpointLogNodeSource(db)),
+    checkpointLogRootAt(db, from),
+    checkpointLogRootAt(db, to),
+  ]);
+  return { from, to, fromRoot: toHex(fromRoot), toRoot: toHex(toRoot), proof: proof.map(toHex) };
 }

@@ -523,6 +523,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tlog/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public RFC 9162 consistency proof between two signed sizes of the checkpoint log
+         * @description No credential. Answers PROOF(from, D[to]) of the checkpoint log for 1 ≤ from ≤ to ≤ the size of its latest signed checkpoint (`/tlog/checkpoint`). Hashes only. A verifier holding a bundle's `checkpointLog` cut at size `from` checks the proof between its `rootHash` and the root read from the checkpoint log account at size `to`, and never trusts `fromRoot`/`toRoot`. Counted against the client IP's limit of the `/tlog/` routes (RATE_LIMIT_TLOG_PER_MINUTE).
+         */
+        get: operations["getCheckpointLogConsistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1000,6 +1020,15 @@ export interface components {
             /** @description transaction signature, base58 */
             signature: string;
             slot: number;
+        };
+        CheckpointLogConsistencyProof: {
+            from: number;
+            to: number;
+            /** @description root of the checkpoint log of `from` entries (informative), 64 lowercase hex characters */
+            fromRoot: string;
+            /** @description root of the checkpoint log of `to` entries (informative), 64 lowercase hex characters */
+            toRoot: string;
+            proof: string[];
         };
     };
     responses: never;
@@ -3902,6 +3931,58 @@ export interface operations {
             };
             /** @description chain_unavailable (the chain RPC read failed) or staking_not_configured */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCheckpointLogConsistency: {
+        parameters: {
+            query: {
+                from: number;
+                to: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof and both roots */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointLogConsistencyProof"];
+                };
+            };
+            /** @description invalid_request: a missing, non-decimal or zero size, an unknown query parameter, from > to (details path from), or to past the latest signed size (details path to) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests from this client IP */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the limit admits another request (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: an unexpected failure (no detail; the request id is in the message) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -22,6 +22,7 @@ import {
 } from "@verifiable-memory/merkle-log";
 import type { Context } from "hono";
 import type { App, AppDeps, AppEnv } from "../../context.js";
+import { registerGetTlogConsistency } from "./consistency.js";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
@@ -29,7 +30,10 @@ function notFound(c: Context<AppEnv>, message: string): Response {
   return c.json({ error: { code: "not_found", message } }, 404);
 }
 
-/** Registers `GET /tlog/checkpoint` and `GET /tlog/tile/*`. */
+/**
+ * Registers `GET /tlog/checkpoint`, `GET /tlog/tile/*` and `GET /tlog/consistency`, all counted
+ * against one per-IP limit.
+ */
 export function registerTlogRoutes(app: App, deps: AppDeps): void {
   const limits = new RateLimits({
     anonymousPerMinute: deps.config.rateLimits.tlogPerMinute,
@@ -37,6 +41,7 @@ export function registerTlogRoutes(app: App, deps: AppDeps): void {
     trustProxy: deps.config.trustProxy,
   });
   const { db } = deps;
+  registerGetTlogConsistency(app, deps, limits);
 
   app.get("/tlog/checkpoint", async (c) => {
     await limits.chargeClientIp(c);
