@@ -4,8 +4,9 @@
  * {@link parseEnv} (a ConfigError exits 1 through @verifiable-memory/runtime's loadServiceConfig).
  * @module
  */
-import { parseConfig } from "@verifiable-memory/app-config";
+import { ConfigError, parseConfig } from "@verifiable-memory/app-config";
 import { z } from "zod";
+import { parseWitnessUrls, type Witness } from "./witnesses.js";
 
 // Base58 alphabet (Bitcoin/Solana): 32-byte public keys encode to 32–44 characters.
 const BASE58_PUBKEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
@@ -63,6 +64,23 @@ export const EnvSchema = z.object({
   MAINTENANCE_INTERVAL_MS: intVar(1_000, 86_400_000, 60_000),
   /** How long audit rows of grant uses with an unknown token are kept, ms (default 7 days). */
   UNKNOWN_GRANT_AUDIT_RETENTION_MS: intVar(0, 3_650 * 86_400_000, 7 * 86_400_000),
+  /**
+   * Witnesses of the checkpoint log, comma-separated `<witness vkey>@<URL>` (docs/protocol.md §13.6
+   * "Witnesses"); absent → none.
+   */
+  WITNESS_URLS: z
+    .string()
+    .optional()
+    .transform((value, ctx): Witness[] => {
+      try {
+        return parseWitnessUrls(value ?? "");
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** Witness cosignatures each checkpoint-log head should get (a warning below it), 0 ≤ k ≤ witnesses. */
+  WITNESS_POLICY: intVar(0, 1_000, 0),
   /** pino log level. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
@@ -78,5 +96,14 @@ export type Env = z.infer<typeof EnvSchema>;
  * @example parseEnv({ CHAIN_RPC_URL: "http://127.0.0.1:8899", SERVICE_PROGRAM_ID: "J51i…", AUTHORITY_KEYPAIR_PATH: "./a.json" })
  */
 export function parseEnv(source: Readonly<Record<string, string | undefined>>): Env {
-  return parseConfig(EnvSchema, source);
+  const env = parseConfig(EnvSchema, source);
+  if (env.WITNESS_POLICY > env.WITNESS_URLS.length) {
+    throw new ConfigError([
+      {
+        variable: "WITNESS_POLICY",
+        message: `is ${env.WITNESS_POLICY}, above the ${env.WITNESS_URLS.length} witness(es) of WITNESS_URLS`,
+      },
+    ]);
+  }
+  return env;
 }

@@ -29,4 +29,14 @@ export {
   type UserAnchorState,
   type UserOutcome,
 } from "./sweep.js";
+export {
+  createWitnessSubmitter,
+  parseWitnessUrls,
+  submitHead,
+  WITNESS_TIMEOUT_MS,
+  type Witness,
+  type WitnessDeps,
+  type WitnessOutcome,
+  type WitnessSubmitter,
+} from "./witnesses.js";
 export { type AnchorWorker, startWorker, type WorkerOptions } from "./worker.js";

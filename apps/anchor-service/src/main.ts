@@ -25,6 +25,7 @@ import { createLeaderLock } from "./leader-lock.js";
 import { runMaintenance } from "./maintenance.js";
 import { createMetrics } from "./metrics.js";
 import { runSweep, type UserAnchorState } from "./sweep.js";
+import { createWitnessSubmitter } from "./witnesses.js";
 import { startWorker } from "./worker.js";
 
 const env = loadServiceConfig("anchor-service", () => parseEnv(process.env));
@@ -87,6 +88,12 @@ await runService({
 
     /** When the batched pass last ran (USER_ANCHOR_INTERVAL_MS); a restart runs one at once. */
     const userAnchorState: UserAnchorState = { lastAt: null };
+    const witnesses = createWitnessSubmitter(
+      { db: handle.db, logger, metrics },
+      env.WITNESS_URLS,
+      env.WITNESS_POLICY,
+    );
+    service.onShutdown("witness submissions", () => witnesses.idle());
     const worker = startWorker({
       lock: createLeaderLock(database.url),
       intervalMs: env.ANCHOR_INTERVAL_MS,
@@ -127,6 +134,8 @@ await runService({
           }).catch((error: unknown) =>
             logger.error({ err: error }, "the checkpoint log step failed"),
           );
+          // Witnesses cosign the latest head in the background; anchoring never waits for them.
+          witnesses.kick();
         }
         return report;
       },

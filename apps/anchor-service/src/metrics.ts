@@ -73,6 +73,13 @@ export interface AnchorMetrics {
    * (docs/protocol.md §13.5 "The checkpoint log").
    */
   readonly checkpointLogAnchors: Counter<"outcome">;
+  /**
+   * Submissions of checkpoint-log heads to witnesses by `outcome`: cosigned, conflict, rejected,
+   * invalid, unavailable (docs/protocol.md §13.6 "Witnesses").
+   */
+  readonly witnessSubmissions: Counter<"outcome">;
+  /** Valid witness cosignatures stored for the latest checkpoint-log head. */
+  readonly headCosignatures: Gauge;
   /** 1 while this instance holds the anchor lock, else 0. */
   readonly isLeader: Gauge;
 }
@@ -223,6 +230,17 @@ export function createMetrics(deps: MetricsDeps): AnchorMetrics {
       name: "anchor_checkpoint_log_anchors_total",
       help: "Checkpoint-log steps after each sweep: anchored, current, refused (fork), unavailable, failed, timeout",
       labelNames: ["outcome"] as const,
+      registers,
+    }),
+    witnessSubmissions: new Counter({
+      name: "anchor_witness_submissions_total",
+      help: "Checkpoint-log heads submitted to witnesses, by outcome",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
+    headCosignatures: new Gauge({
+      name: "anchor_checkpoint_log_cosignatures",
+      help: "Witness cosignatures stored for the latest checkpoint-log head (compare with WITNESS_POLICY)",
       registers,
     }),
     isLeader: new Gauge({

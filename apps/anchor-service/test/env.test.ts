@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "@verifiable-memory/app-config";
+import { generateCosigner, generateSigner } from "@verifiable-memory/signed-note";
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "../src/env.js";
 
@@ -39,8 +40,40 @@ describe("parseEnv", () => {
       USER_ANCHOR_INTERVAL_MS: 0,
       MAINTENANCE_INTERVAL_MS: 60_000,
       UNKNOWN_GRANT_AUDIT_RETENTION_MS: 604_800_000,
+      WITNESS_URLS: [],
+      WITNESS_POLICY: 0,
       LOG_LEVEL: "info",
     });
+  });
+
+  it("reads WITNESS_URLS as <witness vkey>@<url> and keeps WITNESS_POLICY within them", () => {
+    const w1 = generateCosigner("witness.example/w1");
+    const w2 = generateCosigner("witness.example/w2");
+    const env = parseEnv({
+      ...valid,
+      WITNESS_URLS: `${w1.vkey}@https://w1.example/sub/, ${w2.vkey}@http://127.0.0.1:8790`,
+      WITNESS_POLICY: "2",
+    });
+    expect(env.WITNESS_URLS.map((w) => [w.verifier.vkey, w.url])).toEqual([
+      [w1.vkey, "https://w1.example/sub"],
+      [w2.vkey, "http://127.0.0.1:8790"],
+    ]);
+    expect(env.WITNESS_POLICY).toBe(2);
+    expect(
+      issues({ ...valid, WITNESS_URLS: `${w1.vkey}@https://w1.example`, WITNESS_POLICY: "2" }),
+    ).toEqual({
+      WITNESS_POLICY: "is 2, above the 1 witness(es) of WITNESS_URLS",
+    });
+    expect(issues({ ...valid, WITNESS_URLS: "https://w1.example" }).WITNESS_URLS).toMatch(
+      /entry 1/,
+    );
+    const logKey = generateSigner("log.example/tlog").vkey;
+    expect(issues({ ...valid, WITNESS_URLS: `${logKey}@https://w1.example` }).WITNESS_URLS).toMatch(
+      /entry 1: .*0x04/,
+    );
+    expect(issues({ ...valid, WITNESS_URLS: `${w1.vkey}@ftp://w1.example` }).WITNESS_URLS).toMatch(
+      /entry 1/,
+    );
   });
 
   it("treats an empty value as unset", () => {

@@ -68,6 +68,12 @@ export {
   loggedCheckpointCovering,
 } from "./queries/checkpoint-log-reads.js";
 export {
+  type CheckpointLogCosignature,
+  checkpointLogCosignatureLines,
+  latestCosignedSize,
+  recordCheckpointLogCosignature,
+} from "./queries/checkpoint-log-cosignatures.js";
+export {
   getAnchoredCheckpointBySize,
   getMemoryAtLatestCheckpoint,
   insertAnchoredCheckpoint,
@@ -240,11 +246,13 @@ export {
   anchoredCheckpoints,
   apiKeys,
   type CapabilityGrant,
+  type CheckpointLogCosignatureRow,
   type CheckpointLogHead,
   COMMIT_BATCH_STATUSES,
   type CommitBatch,
   type CommitBatchStatus,
   capabilityGrants,
+  checkpointLogCosignatures,
   checkpointLogEntries,
   checkpointLogHeads,
   checkpointLogNodes,

@@ -115,6 +115,10 @@ export const SERVICE_WIDE = [
   "checkpointLogRootAt",
   "latestCheckpointLogHead",
   "recordCheckpointLogAnchor",
+  // Witness cosignatures of the checkpoint log, public like the log (docs/protocol.md §13.6 "Witnesses").
+  "checkpointLogCosignatureLines",
+  "latestCosignedSize",
+  "recordCheckpointLogCosignature",
 ];
 /** Not queries: connections, migrations, error classes. */
 export const INFRASTRUCTURE = [

@@ -16,6 +16,7 @@ const TABLES = [
   "anchored_checkpoints",
   "api_keys",
   "capability_grants",
+  "checkpoint_log_cosignatures",
   "checkpoint_log_entries",
   "checkpoint_log_heads",
   "checkpoint_log_nodes",

@@ -17,6 +17,10 @@ export {
   checkpointLogNodes,
 } from "./checkpoint-log.js";
 export {
+  type CheckpointLogCosignatureRow,
+  checkpointLogCosignatures,
+} from "./checkpoint-log-cosignatures.js";
+export {
   COMMIT_BATCH_STATUSES,
   type CommitBatch,
   type CommitBatchStatus,

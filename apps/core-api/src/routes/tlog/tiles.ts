@@ -1,7 +1,7 @@
 /**
  * The checkpoint log, read-only, per C2SP tlog-tiles under `/tlog/` (docs/protocol.md §13.5 "The
- * checkpoint log", §13.4 "Tiles"): `/tlog/checkpoint` (the latest signed checkpoint,
- * `Cache-Control: no-cache`), `/tlog/tile/<L>/<N>[.p/<W>]` (hash tiles) and
+ * checkpoint log", §13.4 "Tiles", §13.6 "Witnesses"): `/tlog/checkpoint` (the latest signed
+ * checkpoint with its stored witness cosignatures, `Cache-Control: no-cache`), `/tlog/tile/<L>/<N>[.p/<W>]` (hash tiles) and
  * `/tlog/tile/entries/<N>[.p/<W>]` (entry bundles), immutable once served. No credential; their
  * own per-IP limit (RATE_LIMIT_TLOG_PER_MINUTE), since monitors fetch thousands of tiles and the
  * anonymous limit of the other public routes does not apply.
@@ -9,6 +9,7 @@
  */
 
 import {
+  checkpointLogCosignatureLines,
   checkpointLogEntriesRange,
   checkpointLogNodeSource,
   latestCheckpointLogHead,
@@ -49,7 +50,9 @@ export function registerTlogRoutes(app: App, deps: AppDeps): void {
     if (!head) {
       return notFound(c, "the checkpoint log is empty");
     }
-    return c.text(head.note, 200, {
+    // Witness cosignatures of this head follow the log's signature (§13.6 "Witnesses").
+    const cosignatures = await checkpointLogCosignatureLines(db, head.treeSize);
+    return c.text(head.note + cosignatures.join(""), 200, {
       "content-type": "text/plain; charset=utf-8",
       "cache-control": "no-cache",
     });
