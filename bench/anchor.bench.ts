@@ -13,8 +13,9 @@
  * Each sweep writes one memory per active user, anchors every user (alternately one transaction
  * each and commit_many), then anchors the checkpoint log. Then the checkpoint-log sweep alone:
  * BENCH_ANCHOR_LOG_USERS (default 10 000) user checkpoints recorded in bulk (per-user accounts
- * left out), and the time to append and sign them and send the global transaction
- * (anchorCheckpointLog), per sweep as the log grows, beside the bare hashing and signing of the
+ * left out), and the time to append and sign them (appendUserCheckpoints) plus the time of the
+ * step that then checks the account and sends the global transaction (anchorCheckpointLog), per
+ * sweep as the log grows, beside the bare hashing and signing of the
  * same entries (no database, no chain). Sizes: BENCH_ANCHOR_USERS (default 1000),
  * BENCH_ANCHOR_SWEEPS (default 3 per path), BENCH_ANCHOR_LOG_USERS. Database: DATABASE_URL's
  * server when set, else an embedded PostgreSQL in a temporary directory; a fresh database is
@@ -36,7 +37,10 @@ import {
   userLogOrigin,
 } from "@verifiable-memory/signed-note";
 import bs58 from "bs58";
-import { anchorCheckpointLog } from "../apps/anchor-service/src/checkpoint-log.js";
+import {
+  anchorCheckpointLog,
+  appendUserCheckpoints,
+} from "../apps/anchor-service/src/checkpoint-log.js";
 // Relative imports: the root package does not depend on these workspace packages.
 import { createMetrics, runSweep, type SweepReport } from "../apps/anchor-service/src/index.js";
 import { ChainClient, loadKeypairFile } from "../packages/chain-commit/src/index.js";
@@ -142,7 +146,7 @@ export async function run(): Promise<void> {
         throw new Error(`checkpoint log: ${JSON.stringify(outcome)}, expected ${expected} entries`);
       }
       const fee = (await feesOf(client, [outcome.signature])).lamports;
-      return { fee, perCheckpoint: fee / expected, seconds, size: outcome.size };
+      return { fee, perCheckpoint: fee / Math.max(expected, 1), seconds, size: outcome.size };
     };
 
     // Account creation: every user's first anchor (one transaction each), then the log's first.
@@ -208,12 +212,29 @@ export async function run(): Promise<void> {
       [signer],
     );
     const floorSeconds = (performance.now() - t0) / 1000;
-    const logSweeps: { seconds: number; before: number; perCheckpoint: number }[] = [];
+    const logSweeps: {
+      seconds: number;
+      append: number;
+      before: number;
+      perCheckpoint: number;
+    }[] = [];
     let size = (await client.readCheckpointLog())?.size ?? 0;
     for (let s = 1; s <= SWEEPS; s++) {
       await bulkCheckpoints(handle.sql, logUsers, s);
-      const step = await logStep(LOG_USERS);
-      logSweeps.push({ seconds: step.seconds, before: size, perCheckpoint: step.perCheckpoint });
+      // Append + sign first, timed on its own; then the step finds nothing new and anchors.
+      const t1 = performance.now();
+      const appended = await appendUserCheckpoints(db, logKey);
+      const append = (performance.now() - t1) / 1000;
+      if (appended?.appended !== LOG_USERS) {
+        throw new Error(`appended ${appended?.appended ?? 0} of ${LOG_USERS} user checkpoints`);
+      }
+      const step = await logStep(0);
+      logSweeps.push({
+        seconds: append + step.seconds,
+        append,
+        before: size,
+        perCheckpoint: step.fee / LOG_USERS,
+      });
       size = step.size;
     }
 
@@ -267,7 +288,7 @@ export async function run(): Promise<void> {
         baselineName: `${single}, worst`,
       },
       ...logSweeps.map((s, i) => ({
-        name: `checkpoint-log sweep ${i + 1}, ${LOG_USERS} user checkpoints (sign + append + global tx), log at ${s.before}`,
+        name: `checkpoint-log sweep ${i + 1}, ${LOG_USERS} user checkpoints, log at ${s.before}: append + sign ${s.append.toFixed(2)} s, account check + global tx ${(s.seconds - s.append).toFixed(2)} s`,
         value: s.seconds,
         baseline: floorSeconds,
         unit: "s",
