@@ -16,6 +16,7 @@ import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { rootAtSize } from "@verifiable-memory/db-schema";
 import { requestAirdrop, startLocalChain } from "@verifiable-memory/litesvm-rpc";
 import { fromHex, hashLeaf, verifyInclusion } from "@verifiable-memory/merkle-log";
+import type { HttpTarget } from "@verifiable-memory/testkit";
 import {
   contentHashOf,
   leafDataBytes,
@@ -25,7 +26,7 @@ import {
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  call,
+  callAt,
   mintApiKey,
   newUser,
   recordCheckpoint,
@@ -96,7 +97,7 @@ afterAll(async () => {
 async function write(user: TestUser, contents: readonly string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const [i, content] of contents.entries()) {
-    const res = await call<{ id: string }>(`${t.url}/memories`, {
+    const res = await callAt<{ id: string }>(t.app, "/memories", {
       headers: user.headers,
       body: { content, metadata: { i } },
     });
@@ -114,12 +115,13 @@ async function anchor(user: TestUser, size: number, expectedNonce: number): Prom
 }
 
 function createGrant(user: TestUser, body: unknown) {
-  return call<CreatedGrant>(`${t.url}/agent-cases`, { headers: user.headers, body });
+  return callAt<CreatedGrant>(t.app, "/agent-cases", { headers: user.headers, body });
 }
 
 /** Uses a grant with no credential, by its path on this test server. */
-function useGrant(token: string, headers: Record<string, string> = {}) {
-  return call<GrantAnswer>(`${t.url}/agent-cases/${token}`, { headers });
+/** Uses a grant, in process unless `target` is a URL (the audit records a client address only over a socket). */
+function useGrant(token: string, headers: Record<string, string> = {}, target: HttpTarget = t.app) {
+  return callAt<GrantAnswer>(target, `/agent-cases/${token}`, { headers });
 }
 
 async function auditOf(user: TestUser, grantId: string) {
@@ -127,8 +129,9 @@ async function auditOf(user: TestUser, grantId: string) {
   let cursor: string | null = null;
   do {
     const page: { status: number; body: { items: typeof items; nextCursor: string | null } } =
-      await call(
-        `${t.url}/agent-cases/${grantId}/audit?limit=4${cursor ? `&cursor=${cursor}` : ""}`,
+      await callAt(
+        t.app,
+        `/agent-cases/${grantId}/audit?limit=4${cursor ? `&cursor=${cursor}` : ""}`,
         { headers: user.headers },
       );
     expect(page.status).toBe(200);
@@ -159,7 +162,7 @@ function checkOffline(memory: SharedMemory): void {
 
 describe("POST /agent-cases", () => {
   it("creates a read_memories grant whose URL carries a 32-byte base58 token stored only as its SHA-256", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const ids = await write(user, ["alpha", "beta"]);
     const res = await createGrant(user, {
       operation: { type: "read_memories", memoryIds: ids },
@@ -188,9 +191,9 @@ describe("POST /agent-cases", () => {
   });
 
   it("accepts an API key as well as a session, and a search grant with its limit", async () => {
-    const user = await newUser(t.url);
-    const key = await mintApiKey(t.url, user.token);
-    const res = await call<CreatedGrant>(`${t.url}/agent-cases`, {
+    const user = await newUser(t.app);
+    const key = await mintApiKey(t.app, user.token);
+    const res = await callAt<CreatedGrant>(t.app, "/agent-cases", {
       headers: { authorization: `Bearer ${key}` },
       body: { operation: { type: "search", query: "x" }, expiresInSeconds: 60, maxUses: 1000 },
     });
@@ -204,12 +207,12 @@ describe("POST /agent-cases", () => {
   });
 
   it("refuses another user's memory, an unknown or deleted one with 404, and never creates the grant", async () => {
-    const owner = await newUser(t.url);
-    const other = await newUser(t.url);
+    const owner = await newUser(t.app);
+    const other = await newUser(t.app);
     const [mine, gone] = await write(owner, ["mine", "gone"]);
     const [theirs] = await write(other, ["theirs"]);
     expect(
-      (await call(`${t.url}/memories/${gone}`, { method: "DELETE", headers: owner.headers }))
+      (await callAt(t.app, `/memories/${gone}`, { method: "DELETE", headers: owner.headers }))
         .status,
     ).toBe(204);
     for (const memoryIds of [[mine, theirs], ["no-such-memory"], [gone]]) {
@@ -217,14 +220,14 @@ describe("POST /agent-cases", () => {
       expect(res.status, JSON.stringify(memoryIds)).toBe(404);
       expect(res.body).toMatchObject({ error: { code: "not_found" } });
     }
-    const list = await call<{ items: unknown[] }>(`${t.url}/agent-cases`, {
+    const list = await callAt<{ items: unknown[] }>(t.app, "/agent-cases", {
       headers: owner.headers,
     });
     expect(list.body.items).toEqual([]);
   });
 
   it("answers 400 invalid_request to bad input and 401 without a credential", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const [id] = await write(user, ["x"]);
     const many = Array.from({ length: 101 }, (_, i) => `id-${i}`);
     const bad: unknown[] = [
@@ -246,7 +249,7 @@ describe("POST /agent-cases", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body).toMatchObject({ error: { code: "invalid_request" } });
     }
-    const anonymous = await call(`${t.url}/agent-cases`, {
+    const anonymous = await callAt(t.app, "/agent-cases", {
       body: { operation: { type: "search", query: "x" } },
     });
     expect(anonymous.status).toBe(401);
@@ -255,7 +258,7 @@ describe("POST /agent-cases", () => {
 
 describe("GET /agent-cases/:token", () => {
   it("opened with plain curl, returns the memories with proofs that @verifiable-memory/merkle-log and the auditor verify", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const ids = await write(user, ["first shared", "second shared", "third shared", "later"]);
     await anchor(user, 3, 0);
     const grant = (
@@ -297,27 +300,27 @@ describe("GET /agent-cases/:token", () => {
   });
 
   it("leaves out memories deleted after the grant was made and counts them in omitted", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const ids = await write(user, ["keep", "delete me", "keep too"]);
     const grant = (
       await createGrant(user, { operation: { type: "read_memories", memoryIds: ids } })
     ).body;
-    await call(`${t.url}/memories/${ids[1]}`, { method: "DELETE", headers: user.headers });
+    await callAt(t.app, `/memories/${ids[1]}`, { method: "DELETE", headers: user.headers });
     const res = await useGrant(grant.token);
     expect(res.status).toBe(200);
     expect(res.body.omitted).toBe(1);
-    const raw = await fetch(`${t.url}/agent-cases/${grant.token}`);
+    const raw = await t.app.request(`/agent-cases/${grant.token}`);
     expect(raw.status).toBe(410);
     expect(raw.headers.get("x-request-id")).toBeTruthy();
     expect(res.body.memories.map((m) => m.id)).toEqual([ids[0], ids[2]]);
   });
 
   it("a search grant answers the owner's matching memories, newest first, each with its proof", async () => {
-    const owner = await newUser(t.url);
-    const other = await newUser(t.url);
+    const owner = await newUser(t.app);
+    const other = await newUser(t.app);
     await write(other, ["Needle of another user"]);
     const ids = await write(owner, ["a NEEDLE here", "nothing", "needle again", "needle deleted"]);
-    await call(`${t.url}/memories/${ids[3]}`, { method: "DELETE", headers: owner.headers });
+    await callAt(t.app, `/memories/${ids[3]}`, { method: "DELETE", headers: owner.headers });
     await anchor(owner, 4, 0);
     const grant = (
       await createGrant(owner, { operation: { type: "search", query: "needle", limit: 5 } })
@@ -332,7 +335,7 @@ describe("GET /agent-cases/:token", () => {
   });
 
   it("expires by the injected clock: usable one second before, 410 grant_expired at expiry", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const [id] = await write(user, ["ephemeral"]);
     const grant = (
       await createGrant(user, {
@@ -352,8 +355,8 @@ describe("GET /agent-cases/:token", () => {
   });
 
   it("revocation takes effect on the very next use; revoking is idempotent and owner-only", async () => {
-    const owner = await newUser(t.url);
-    const other = await newUser(t.url);
+    const owner = await newUser(t.app);
+    const other = await newUser(t.app);
     const [id] = await write(owner, ["revocable"]);
     const grant = (
       await createGrant(owner, {
@@ -363,7 +366,7 @@ describe("GET /agent-cases/:token", () => {
     ).body;
     expect((await useGrant(grant.token)).status).toBe(200);
     const del = (user: TestUser) =>
-      call(`${t.url}/agent-cases/${grant.id}`, { method: "DELETE", headers: user.headers });
+      callAt(t.app, `/agent-cases/${grant.id}`, { method: "DELETE", headers: user.headers });
     expect((await del(other)).status).toBe(404);
     expect((await useGrant(grant.token)).status).toBe(200);
     expect((await del(owner)).status).toBe(204);
@@ -371,7 +374,7 @@ describe("GET /agent-cases/:token", () => {
     expect(revoked.status).toBe(410);
     expect(revoked.body).toMatchObject({ error: { code: "grant_revoked" } });
     expect((await del(owner)).status).toBe(204);
-    const unknown = await call(`${t.url}/agent-cases/not-a-grant`, {
+    const unknown = await callAt(t.app, "/agent-cases/not-a-grant", {
       method: "DELETE",
       headers: owner.headers,
     });
@@ -379,7 +382,7 @@ describe("GET /agent-cases/:token", () => {
   });
 
   it("ranks refusals revoked, then expired, then exhausted", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const [id] = await write(user, ["ranked"]);
     const grant = (
       await createGrant(user, {
@@ -393,10 +396,11 @@ describe("GET /agent-cases/:token", () => {
     });
     t.clock.advance(61_000);
     expect((await useGrant(grant.token)).body).toMatchObject({ error: { code: "grant_expired" } });
-    await call(`${t.url}/agent-cases/${grant.id}`, { method: "DELETE", headers: user.headers });
+    await callAt(t.app, `/agent-cases/${grant.id}`, { method: "DELETE", headers: user.headers });
     expect((await useGrant(grant.token)).body).toMatchObject({ error: { code: "grant_revoked" } });
-    const list = await call<{ items: { id: string; status: string; usesRemaining: number }[] }>(
-      `${t.url}/agent-cases`,
+    const list = await callAt<{ items: { id: string; status: string; usesRemaining: number }[] }>(
+      t.app,
+      "/agent-cases",
       { headers: user.headers },
     );
     expect(list.body.items).toEqual([
@@ -405,13 +409,13 @@ describe("GET /agent-cases/:token", () => {
   });
 
   it("10 concurrent uses of a grant with maxUses 3: exactly 3 succeed, and the audit counts all 10", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const [id] = await write(user, ["contended"]);
     const grant = (
       await createGrant(user, { operation: { type: "read_memories", memoryIds: [id] }, maxUses: 3 })
     ).body;
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => useGrant(grant.token, { "user-agent": "racer/1.0" })),
+      Array.from({ length: 10 }, () => useGrant(grant.token, { "user-agent": "racer/1.0" }, t.url)),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 200, 410, 410, 410, 410, 410, 410, 410]);
@@ -432,8 +436,8 @@ describe("GET /agent-cases/:token", () => {
   });
 
   it("an unknown token is 404 and still leaves an audit row; the audit of another user's grant is 404", async () => {
-    const owner = await newUser(t.url);
-    const other = await newUser(t.url);
+    const owner = await newUser(t.app);
+    const other = await newUser(t.app);
     const [id] = await write(owner, ["x"]);
     const grant = (
       await createGrant(owner, { operation: { type: "read_memories", memoryIds: [id] } })
@@ -452,7 +456,7 @@ describe("GET /agent-cases/:token", () => {
     expect((await useGrant("%E2%98%83")).status).toBe(404);
     expect(await count()).toBe(before + 2);
     expect(
-      (await call(`${t.url}/agent-cases/${grant.id}/audit`, { headers: other.headers })).status,
+      (await callAt(t.app, `/agent-cases/${grant.id}/audit`, { headers: other.headers })).status,
     ).toBe(404);
     expect(await auditOf(owner, grant.id)).toEqual([]);
   });
@@ -460,8 +464,8 @@ describe("GET /agent-cases/:token", () => {
 
 describe("GET /agent-cases", () => {
   it("lists only the owner's grants, newest first, with uses left and status, paginated", async () => {
-    const owner = await newUser(t.url);
-    const other = await newUser(t.url);
+    const owner = await newUser(t.app);
+    const other = await newUser(t.app);
     const [id] = await write(owner, ["listed"]);
     const created: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -476,24 +480,24 @@ describe("GET /agent-cases", () => {
         await useGrant(grant.body.token);
       }
     }
-    const first = await call<{
+    const first = await callAt<{
       items: { id: string; usesRemaining: number; status: string }[];
       nextCursor: string;
-    }>(`${t.url}/agent-cases?limit=2`, { headers: owner.headers });
-    const second = await call<{ items: { id: string; usesRemaining: number }[]; nextCursor: null }>(
-      `${t.url}/agent-cases?limit=2&cursor=${first.body.nextCursor}`,
-      { headers: owner.headers },
-    );
+    }>(t.app, "/agent-cases?limit=2", { headers: owner.headers });
+    const second = await callAt<{
+      items: { id: string; usesRemaining: number }[];
+      nextCursor: null;
+    }>(t.app, `/agent-cases?limit=2&cursor=${first.body.nextCursor}`, { headers: owner.headers });
     const items = [...first.body.items, ...second.body.items];
     expect(items.map((g) => g.id)).toEqual([...created].reverse());
     expect(items.map((g) => g.usesRemaining)).toEqual([2, 2, 1]);
     expect(first.body.items.map((g) => g.status)).toEqual(["active", "active"]);
     expect(second.body.nextCursor).toBeNull();
-    const theirs = await call<{ items: unknown[] }>(`${t.url}/agent-cases`, {
+    const theirs = await callAt<{ items: unknown[] }>(t.app, "/agent-cases", {
       headers: other.headers,
     });
     expect(theirs.body.items).toEqual([]);
-    const badCursor = await call(`${t.url}/agent-cases?cursor=nonsense`, {
+    const badCursor = await callAt(t.app, "/agent-cases?cursor=nonsense", {
       headers: owner.headers,
     });
     expect(badCursor.status).toBe(400);

@@ -17,41 +17,41 @@ import {
   type Page,
   type SearchPage,
 } from "./_agent-model.js";
-import { call, newUser } from "./helpers.js";
+import { callAt, newUser } from "./helpers.js";
 
 const h = agentHarness();
 
 describe("updates with provable history", () => {
   it("appends a version that supersedes; lists show current versions; history proves every version on chain", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const v1 = await h.write(user.headers, {
       content: "the user lives in Paris",
       metadata: { topic: "home" },
       namespace: "profile",
     });
     const other = await h.write(user.headers, { content: "unrelated" });
-    const v2 = await call<Memory>(`${h.t.url}/memories/${v1.body.id}`, {
+    const v2 = await callAt<Memory>(h.t.app, `/memories/${v1.body.id}`, {
       method: "PUT",
       headers: user.headers,
       body: { content: "the user lives in Lyon", metadata: { topic: "home" } },
     });
     expect(v2.status).toBe(201);
     expect(v2.body).toMatchObject({ supersedes: v1.body.id, namespace: "profile", leafIndex: 2 });
-    const v3 = await call<Memory>(`${h.t.url}/memories/${v2.body.id}`, {
+    const v3 = await callAt<Memory>(h.t.app, `/memories/${v2.body.id}`, {
       method: "PUT",
       headers: user.headers,
       body: { content: "the user lives in Nice" },
     });
     expect(v3.status).toBe(201);
 
-    const old = await call<Memory>(`${h.t.url}/memories/${v1.body.id}`, { headers: user.headers });
+    const old = await callAt<Memory>(h.t.app, `/memories/${v1.body.id}`, { headers: user.headers });
     expect(old.body).toMatchObject({
       content: "the user lives in Paris",
       supersededBy: v2.body.id,
     });
-    const current = await call<Page>(`${h.t.url}/memories`, { headers: user.headers });
+    const current = await callAt<Page>(h.t.app, "/memories", { headers: user.headers });
     expect(current.body.items.map((m) => m.id)).toEqual([v3.body.id, other.body.id]);
-    const everything = await call<Page>(`${h.t.url}/memories?includeSuperseded=true`, {
+    const everything = await callAt<Page>(h.t.app, "/memories?includeSuperseded=true", {
       headers: user.headers,
     });
     expect(everything.body.items).toHaveLength(4);
@@ -62,8 +62,9 @@ describe("updates with provable history", () => {
 
     await h.anchorAll(user, 4, 0);
     for (const id of [v1.body.id, v2.body.id, v3.body.id]) {
-      const history = await call<{ items: (Memory & { proof: ProofBundle })[] }>(
-        `${h.t.url}/memories/${id}/history`,
+      const history = await callAt<{ items: (Memory & { proof: ProofBundle })[] }>(
+        h.t.app,
+        `/memories/${id}/history`,
         { headers: user.headers },
       );
       expect(history.status).toBe(200);
@@ -84,10 +85,10 @@ describe("updates with provable history", () => {
   });
 
   it("refuses to update a superseded or deleted memory (409) and an unknown one (404)", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const v1 = await h.write(user.headers, { content: "first" });
     const put = (id: string) =>
-      call<ErrorBody & Memory>(`${h.t.url}/memories/${id}`, {
+      callAt<ErrorBody & Memory>(h.t.app, `/memories/${id}`, {
         method: "PUT",
         headers: user.headers,
         body: { content: "next" },
@@ -97,18 +98,18 @@ describe("updates with provable history", () => {
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("conflict");
     const gone = await h.write(user.headers, { content: "to delete" });
-    await call(`${h.t.url}/memories/${gone.body.id}`, { method: "DELETE", headers: user.headers });
+    await callAt(h.t.app, `/memories/${gone.body.id}`, { method: "DELETE", headers: user.headers });
     expect((await put(gone.body.id)).status).toBe(409);
     expect((await put(randomUUID())).status).toBe(404);
   });
 
   it("lets exactly one of two concurrent updates of one memory win; the other answers 409", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     for (let round = 0; round < 5; round++) {
       const base = await h.write(user.headers, { content: `base ${round}` });
       const answers = await Promise.all(
         ["left", "right"].map((side) =>
-          call<Memory>(`${h.t.url}/memories/${base.body.id}`, {
+          callAt<Memory>(h.t.app, `/memories/${base.body.id}`, {
             method: "PUT",
             headers: user.headers,
             body: { content: `${side} ${round}` },
@@ -117,8 +118,9 @@ describe("updates with provable history", () => {
       );
       expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
       const winner = answers.find((a) => a.status === 201) as { body: Memory };
-      const history = await call<{ items: Memory[] }>(
-        `${h.t.url}/memories/${base.body.id}/history`,
+      const history = await callAt<{ items: Memory[] }>(
+        h.t.app,
+        `/memories/${base.body.id}/history`,
         {
           headers: user.headers,
         },
@@ -131,14 +133,14 @@ describe("updates with provable history", () => {
   });
 
   it("deleting one version destroys only that version's body; the others stay readable and provable", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const v1 = await h.write(user.headers, { content: "version one" });
-    const v2 = await call<Memory>(`${h.t.url}/memories/${v1.body.id}`, {
+    const v2 = await callAt<Memory>(h.t.app, `/memories/${v1.body.id}`, {
       method: "PUT",
       headers: user.headers,
       body: { content: "version two" },
     });
-    const del = await call(`${h.t.url}/memories/${v2.body.id}`, {
+    const del = await callAt(h.t.app, `/memories/${v2.body.id}`, {
       method: "DELETE",
       headers: user.headers,
     });
@@ -146,16 +148,16 @@ describe("updates with provable history", () => {
     const row = await h.t.sql<{ ciphertext: Buffer | null }[]>`
       select ciphertext from memories where id = ${v2.body.id}`;
     expect(row[0]?.ciphertext).toBeNull();
-    const first = await call<Memory>(`${h.t.url}/memories/${v1.body.id}`, {
+    const first = await callAt<Memory>(h.t.app, `/memories/${v1.body.id}`, {
       headers: user.headers,
     });
     expect(first.body.content).toBe("version one");
-    const history = await call<{ items: Memory[] }>(`${h.t.url}/memories/${v1.body.id}/history`, {
+    const history = await callAt<{ items: Memory[] }>(h.t.app, `/memories/${v1.body.id}/history`, {
       headers: user.headers,
     });
     expect(history.body.items.map((m) => m.id)).toEqual([v1.body.id]);
     expect(
-      (await call(`${h.t.url}/memories/${v1.body.id}/proof`, { headers: user.headers })).status,
+      (await callAt(h.t.app, `/memories/${v1.body.id}/proof`, { headers: user.headers })).status,
     ).toBe(200);
   });
 });
@@ -208,7 +210,7 @@ describe("filters, ranking and cursors", () => {
   }
 
   it("answers filter-only searches exactly as a reference filter over the plaintexts, page by page", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const memories: { id: string; metadata: Record<string, unknown>; createdAt: string }[] = [];
     const rng = fc.sample(
       fc.record({
@@ -268,7 +270,7 @@ describe("filters, ranking and cursors", () => {
   });
 
   it("needs a query without a filter, and for relevance; refuses a foreign cursor", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     for (const body of [{}, { limit: 5 }, { rank: "relevance", metadata: { a: 1 } }]) {
       const res = await h.search(user.headers, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -279,7 +281,7 @@ describe("filters, ranking and cursors", () => {
   });
 
   it("ranks by BM25 relevance with a score per item, whole words only, paged by cursor", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const docs = [
       "the cat sat on the mat",
       "a cat and another cat played with a cat toy",
@@ -318,7 +320,7 @@ describe("filters, ranking and cursors", () => {
 
 describe("version-1 leaves", () => {
   it("keep verifying exactly as before, beside version-2 leaves, through the API and the auditor", async () => {
-    const user = await newUser(h.t.url);
+    const user = await newUser(h.t.app);
     const row = await getUserById(h.t.db, user.userId);
     const dataKey = h.t.config.masterKeys.unwrap(row?.wrappedDataKey as Uint8Array, user.userId);
     const id = randomUUID();
@@ -336,26 +338,26 @@ describe("version-1 leaves", () => {
     const v2 = await h.write(user.headers, { content: "written after" });
     await h.anchorAll(user, 2, 0);
 
-    const read = await call<Memory>(`${h.t.url}/memories/${id}`, { headers: user.headers });
+    const read = await callAt<Memory>(h.t.app, `/memories/${id}`, { headers: user.headers });
     expect(read.body).toMatchObject({ writtenBy: null, namespace: null, supersedes: null });
     for (const [memoryId, content, v] of [
       [id, body.content, 1],
       [v2.body.id, "written after", 2],
     ] as const) {
-      const proof = await call<ProofBundle>(`${h.t.url}/memories/${memoryId}/proof`, {
+      const proof = await callAt<ProofBundle>(h.t.app, `/memories/${memoryId}/proof`, {
         headers: user.headers,
       });
       expect(proof.body.leafData.v).toBe(v);
       expect(await verifyBundle(proof.body, { rpcUrl: h.chainUrl, content })).toMatchObject({
         verified: true,
       });
-      const served = await call<{ verified: boolean }>(`${h.t.url}/memories/${memoryId}/verify`, {
+      const served = await callAt<{ verified: boolean }>(h.t.app, `/memories/${memoryId}/verify`, {
         headers: user.headers,
       });
       expect(served.body.verified).toBe(true);
     }
     // An update of a version-1 memory is a version-2 leaf that supersedes it.
-    const updated = await call<Memory>(`${h.t.url}/memories/${id}`, {
+    const updated = await callAt<Memory>(h.t.app, `/memories/${id}`, {
       method: "PUT",
       headers: user.headers,
       body: { content: "updated after" },

@@ -21,7 +21,7 @@ import {
 } from "@verifiable-memory/verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  call,
+  callAt,
   newUser,
   recordCheckpoint,
   startTestApp,
@@ -57,7 +57,7 @@ afterAll(async () => {
 async function writeMany(user: TestUser, n: number, prefix = "memory"): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const res = await call<{ id: string }>(`${t.url}/memories`, {
+    const res = await callAt<{ id: string }>(t.app, "/memories", {
       headers: user.headers,
       body: { content: `${prefix} ${i}`, metadata: { i } },
     });
@@ -67,12 +67,12 @@ async function writeMany(user: TestUser, n: number, prefix = "memory"): Promise<
 }
 
 function proof(user: TestUser, id: string) {
-  return call<ProofBundle>(`${t.url}/memories/${id}/proof`, { headers: user.headers });
+  return callAt<ProofBundle>(t.app, `/memories/${id}/proof`, { headers: user.headers });
 }
 
 describe("GET /memories/:id/proof", () => {
   it("answers anchored: false with null proof fields before any checkpoint", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const [id] = await writeMany(user, 1);
     const res = await proof(user, id as string);
     expect(res.status).toBe(200);
@@ -84,14 +84,14 @@ describe("GET /memories/:id/proof", () => {
       inclusionProof: null,
       anchor: null,
     });
-    const log = await call<{ anchored: unknown; treeSize: number }>(`${t.url}/log`, {
+    const log = await callAt<{ anchored: unknown; treeSize: number }>(t.app, "/log", {
       headers: user.headers,
     });
     expect(log.body).toMatchObject({ treeSize: 1, anchored: null });
   });
 
   it("cuts proofs at the latest anchored checkpoint; a third party recomputes the leaf and verifies", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const ids = await writeMany(user, 13);
     const root = await recordCheckpoint(t, user, 11, 4);
     for (const [i, id] of ids.entries()) {
@@ -126,8 +126,9 @@ describe("GET /memories/:id/proof", () => {
         fromHex(body.checkpoint?.rootHash ?? ""),
       );
     }
-    const list = await call<{ items: { leafIndex: number; anchored: boolean }[] }>(
-      `${t.url}/memories?limit=200`,
+    const list = await callAt<{ items: { leafIndex: number; anchored: boolean }[] }>(
+      t.app,
+      "/memories?limit=200",
       { headers: user.headers },
     );
     for (const m of list.body.items) {
@@ -142,10 +143,10 @@ describe("GET /memories/:id/proof", () => {
       env: { CHAIN_RPC_URL: chain.url, SIWS_CHAIN_ID: "localnet" },
     });
     try {
-      const user = await newUser(t.url);
+      const user = await newUser(t.app);
       const ids = await writeMany(user, 6);
       const fetchProof = (app: TestApp, id: string) =>
-        call<ProofBundle>(`${app.url}/memories/${id}/proof`, { headers: user.headers });
+        callAt<ProofBundle>(app.app, `/memories/${id}/proof`, { headers: user.headers });
       const expectCut = async (size: number | null, root: Uint8Array | null) => {
         for (const app of [t, second]) {
           for (const [i, id] of ids.entries()) {
@@ -174,13 +175,13 @@ describe("GET /memories/:id/proof", () => {
       await expectCut(3, await recordCheckpoint(t, user, 3, 3));
       await expectCut(6, await recordCheckpoint(t, user, 6, 6));
 
-      const other = await newUser(t.url);
-      const foreign = await call(`${t.url}/memories/${ids[0]}/proof`, { headers: other.headers });
+      const other = await newUser(t.app);
+      const foreign = await callAt(t.app, `/memories/${ids[0]}/proof`, { headers: other.headers });
       expect(foreign.status).toBe(404);
       expect(foreign.body).toMatchObject({ error: { code: "not_found" } });
       const unknown = await fetchProof(second, "00000000-0000-4000-8000-000000000000");
       expect(unknown.status).toBe(404);
-      const deleted = await call(`${t.url}/memories/${ids[2]}`, {
+      const deleted = await callAt(t.app, `/memories/${ids[2]}`, {
         method: "DELETE",
         headers: user.headers,
       });
@@ -195,13 +196,13 @@ describe("GET /memories/:id/proof", () => {
   });
 
   it("serves consistency proofs between any two sizes, verified with @verifiable-memory/merkle-log", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     await writeMany(user, 21);
     const leaves = (
       await t.sql<{ leaf_hash: Buffer }[]>`
         select leaf_hash from memories where user_id = ${user.userId} order by leaf_index`
     ).map((r) => new Uint8Array(r.leaf_hash));
-    const log = await call<{ treeSize: number; rootHash: string }>(`${t.url}/log`, {
+    const log = await callAt<{ treeSize: number; rootHash: string }>(t.app, "/log", {
       headers: user.headers,
     });
     expect(log.body.treeSize).toBe(21);
@@ -215,13 +216,13 @@ describe("GET /memories/:id/proof", () => {
       [20, 21],
       [21, 21],
     ] as const) {
-      const res = await call<{
+      const res = await callAt<{
         from: number;
         to: number;
         fromRoot: string;
         toRoot: string;
         proof: string[];
-      }>(`${t.url}/log/consistency?from=${from}&to=${to}`, { headers: user.headers });
+      }>(t.app, `/log/consistency?from=${from}&to=${to}`, { headers: user.headers });
       expect(res.status).toBe(200);
       expect(res.body.fromRoot).toBe(
         Buffer.from(rootFromLeafHashes(leaves.slice(0, from))).toString("hex"),
@@ -253,12 +254,13 @@ describe("GET /owners/{owner}/consistency (public)", () => {
     proof: string[];
   };
   const publicProof = (owner: string, query: string) =>
-    call<OwnerConsistency & { error: { code: string; details?: unknown } }>(
-      `${t.url}/owners/${owner}/consistency?${query}`,
+    callAt<OwnerConsistency & { error: { code: string; details?: unknown } }>(
+      t.app,
+      `/owners/${owner}/consistency?${query}`,
     );
 
   it("serves proofs between anchored sizes to anyone, verified with @verifiable-memory/merkle-log", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const owner = user.wallet.publicKey;
     await writeMany(user, 21);
     const leaves = (
@@ -303,7 +305,7 @@ describe("GET /owners/{owner}/consistency (public)", () => {
       );
     }
     // The authenticated route computes the same proof.
-    const authed = await call<{ proof: string[] }>(`${t.url}/log/consistency?from=5&to=13`, {
+    const authed = await callAt<{ proof: string[] }>(t.app, "/log/consistency?from=5&to=13", {
       headers: user.headers,
     });
     expect((await publicProof(owner, "from=5&to=13")).body.proof).toEqual(authed.body.proof);
@@ -337,14 +339,14 @@ describe("GET /owners/{owner}/consistency (public)", () => {
 
 describe("GET /memories/:id/verify against the chain", () => {
   it("verifies anchored memories against the on-chain root, reports not_anchored and root_mismatch", async () => {
-    const user = await newUser(t.url);
+    const user = await newUser(t.app);
     const ids = await writeMany(user, 6, "chain");
     const verify = (id: string) =>
-      call<{
+      callAt<{
         verified: boolean;
         reason: string | null;
         checkedAgainst: Record<string, unknown> | null;
-      }>(`${t.url}/memories/${id}/verify`, { headers: user.headers });
+      }>(t.app, `/memories/${id}/verify`, { headers: user.headers });
 
     const before = await verify(ids[0] as string);
     expect(before.body).toEqual({ verified: false, reason: "not_anchored", checkedAgainst: null });
@@ -381,13 +383,14 @@ describe("GET /memories/:id/verify against the chain", () => {
       shareDatabaseOf: t,
     });
     try {
-      const user = await newUser(down.url);
-      const created = await call<{ id: string }>(`${down.url}/memories`, {
+      const user = await newUser(down.app);
+      const created = await callAt<{ id: string }>(down.app, "/memories", {
         headers: user.headers,
         body: { content: "x" },
       });
-      const res = await call<{ error: { code: string } }>(
-        `${down.url}/memories/${created.body.id}/verify`,
+      const res = await callAt<{ error: { code: string } }>(
+        down.app,
+        `/memories/${created.body.id}/verify`,
         {
           headers: user.headers,
         },

@@ -9,11 +9,11 @@ import { issueChallenge } from "@verifiable-memory/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   bearer,
-  call,
+  callAt,
   connect,
   newWallet,
-  postJson,
   REDIRECT_URI,
+  request,
   startExtensionApp,
   type TestExtensionApp,
 } from "./helpers.js";
@@ -29,8 +29,9 @@ afterAll(async () => {
 
 /** A challenge for `wallet` at `redirectUri`. */
 async function challengeFor(wallet: ReturnType<typeof newWallet>, redirectUri = REDIRECT_URI) {
-  const res = await call<{ message: string; nonce: string; expiresAt: string }>(
-    `${t.url}/connect/challenge`,
+  const res = await callAt<{ message: string; nonce: string; expiresAt: string }>(
+    t.app,
+    "/connect/challenge",
     { body: { publicKey: wallet.publicKey, redirectUri } },
   );
   expect(res.status).toBe(200);
@@ -59,8 +60,9 @@ describe("connect", () => {
       "localhost:8788 wants you to sign in with your Solana account:",
     );
     expect(challenge.message).toContain("URI: http://localhost:8788\n");
-    const res = await call<{ token: string; expiresAt: string; redirectTo: string }>(
-      `${t.url}/connect/verify`,
+    const res = await callAt<{ token: string; expiresAt: string; redirectTo: string }>(
+      t.app,
+      "/connect/verify",
       {
         body: {
           publicKey: wallet.publicKey,
@@ -77,7 +79,7 @@ describe("connect", () => {
     expect(expiresAt).toBe(new Date(t.clock.now().getTime() + 30 * 86_400_000).toISOString());
     expect(redirectTo).toBe(`${REDIRECT_URI}#token=${token}&state=s-123`);
 
-    const me = await call(`${t.url}/me`, { headers: bearer(token) });
+    const me = await callAt(t.app, "/me", { headers: bearer(token) });
     expect(me.status).toBe(200);
     expect(me.body).toEqual({
       userId: expect.any(String),
@@ -87,12 +89,12 @@ describe("connect", () => {
   });
 
   it("omits state from the fragment when none was given", async () => {
-    const { token, redirectTo } = await connect(t.url, newWallet());
+    const { token, redirectTo } = await connect(t.app, newWallet());
     expect(redirectTo).toBe(`${REDIRECT_URI}#token=${token}`);
   });
 
   it("stores only the SHA-256 of the token", async () => {
-    const { token } = await connect(t.url, newWallet());
+    const { token } = await connect(t.app, newWallet());
     const rows = await t.db.execute<{ token_hash: Buffer }>(
       "select token_hash from extension_sessions",
     );
@@ -111,8 +113,8 @@ describe("connect", () => {
       signature: wallet.sign(challenge.message),
       redirectUri: REDIRECT_URI,
     };
-    expect((await call(`${t.url}/connect/verify`, { body })).status).toBe(200);
-    const replay = await call<{ error: { code: string } }>(`${t.url}/connect/verify`, { body });
+    expect((await callAt(t.app, "/connect/verify", { body })).status).toBe(200);
+    const replay = await callAt<{ error: { code: string } }>(t.app, "/connect/verify", { body });
     expect(replay.status).toBe(401);
     expect(replay.body.error.code).toBe("nonce_not_found");
   });
@@ -127,7 +129,7 @@ describe("connect", () => {
       redirectUri: REDIRECT_URI,
     };
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => call(`${t.url}/connect/verify`, { body })),
+      Array.from({ length: 8 }, () => callAt(t.app, "/connect/verify", { body })),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401, 401, 401, 401, 401, 401]);
   });
@@ -135,7 +137,7 @@ describe("connect", () => {
   it("refuses a signature by another key (401 invalid_signature)", async () => {
     const wallet = newWallet();
     const challenge = await challengeFor(wallet);
-    const res = await call<{ error: { code: string } }>(`${t.url}/connect/verify`, {
+    const res = await callAt<{ error: { code: string } }>(t.app, "/connect/verify", {
       body: {
         publicKey: wallet.publicKey,
         message: challenge.message,
@@ -151,7 +153,7 @@ describe("connect", () => {
     const wallet = newWallet();
     const challenge = await challengeFor(wallet);
     const broken = challenge.message.replace("Version: 1", "Version 1");
-    const res = await call<{ error: { code: string } }>(`${t.url}/connect/verify`, {
+    const res = await callAt<{ error: { code: string } }>(t.app, "/connect/verify", {
       body: {
         publicKey: wallet.publicKey,
         message: broken,
@@ -161,7 +163,7 @@ describe("connect", () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("malformed_message");
-    const retry = await call(`${t.url}/connect/verify`, {
+    const retry = await callAt(t.app, "/connect/verify", {
       body: {
         publicKey: wallet.publicKey,
         message: challenge.message,
@@ -180,7 +182,7 @@ describe("connect", () => {
       config: t.config.siws,
       publicKey: wallet.publicKey,
     });
-    const res = await call<{ error: { code: string } }>(`${t.url}/connect/verify`, {
+    const res = await callAt<{ error: { code: string } }>(t.app, "/connect/verify", {
       body: {
         publicKey: wallet.publicKey,
         message: core.message,
@@ -196,7 +198,7 @@ describe("connect", () => {
     const wallet = newWallet();
     const challenge = await challengeFor(wallet);
     t.clock.advance(5 * 60_000 + 1);
-    const res = await call<{ error: { code: string } }>(`${t.url}/connect/verify`, {
+    const res = await callAt<{ error: { code: string } }>(t.app, "/connect/verify", {
       body: {
         publicKey: wallet.publicKey,
         message: challenge.message,
@@ -209,17 +211,17 @@ describe("connect", () => {
   });
 
   it("answers 400 invalid_public_key and invalid_request on bad input", async () => {
-    const bad = await call<{ error: { code: string } }>(`${t.url}/connect/challenge`, {
+    const bad = await callAt<{ error: { code: string } }>(t.app, "/connect/challenge", {
       body: { publicKey: "not-base58-0OIl", redirectUri: REDIRECT_URI },
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe("invalid_public_key");
-    const missing = await call<{ error: { code: string } }>(`${t.url}/connect/challenge`, {
+    const missing = await callAt<{ error: { code: string } }>(t.app, "/connect/challenge", {
       body: { publicKey: newWallet().publicKey },
     });
     expect(missing.status).toBe(400);
     expect(missing.body.error.code).toBe("invalid_request");
-    const malformed = await fetch(`${t.url}/connect/verify`, {
+    const malformed = await t.app.request("/connect/verify", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: "{",
@@ -230,7 +232,7 @@ describe("connect", () => {
 
 describe("redirect URI refusal", () => {
   it.each(NOT_EXTENSION_PAGES)("refuses %s on the challenge", async (redirectUri) => {
-    const res = await call<{ error: { code: string } }>(`${t.url}/connect/challenge`, {
+    const res = await callAt<{ error: { code: string } }>(t.app, "/connect/challenge", {
       body: { publicKey: newWallet().publicKey, redirectUri },
     });
     expect(res.status).toBe(400);
@@ -238,8 +240,8 @@ describe("redirect URI refusal", () => {
   });
 
   it.each(NOT_EXTENSION_PAGES)("refuses %s on the page", async (redirectUri) => {
-    const res = await fetch(
-      `${t.url}/connect?${new URLSearchParams({ redirect_uri: redirectUri })}`,
+    const res = await t.app.request(
+      `/connect?${new URLSearchParams({ redirect_uri: redirectUri })}`,
     );
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
@@ -255,12 +257,12 @@ describe("redirect URI refusal", () => {
       message: challenge.message,
       signature: wallet.sign(challenge.message),
     };
-    const res = await call<{ error: { code: string } }>(`${t.url}/connect/verify`, {
+    const res = await callAt<{ error: { code: string } }>(t.app, "/connect/verify", {
       body: { ...body, redirectUri: uri },
     });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_redirect_uri");
-    const ok = await call(`${t.url}/connect/verify`, {
+    const ok = await callAt(t.app, "/connect/verify", {
       body: { ...body, redirectUri: REDIRECT_URI },
     });
     expect(ok.status).toBe(200);
@@ -269,7 +271,7 @@ describe("redirect URI refusal", () => {
   it("refuses a verify whose extension page differs from the challenge's", async () => {
     const wallet = newWallet();
     const challenge = await challengeFor(wallet);
-    const res = await call<{ error: { code: string } }>(`${t.url}/connect/verify`, {
+    const res = await callAt<{ error: { code: string } }>(t.app, "/connect/verify", {
       body: {
         publicKey: wallet.publicKey,
         message: challenge.message,
@@ -282,8 +284,8 @@ describe("redirect URI refusal", () => {
   });
 
   it("serves the page for an extension page, unframeable and uncached", async () => {
-    const res = await fetch(
-      `${t.url}/connect?${new URLSearchParams({ redirect_uri: REDIRECT_URI, state: "abc" })}`,
+    const res = await t.app.request(
+      `/connect?${new URLSearchParams({ redirect_uri: REDIRECT_URI, state: "abc" })}`,
     );
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
@@ -293,7 +295,7 @@ describe("redirect URI refusal", () => {
     expect(res.headers.get("referrer-policy")).toBe("no-referrer");
     const html = await res.text();
     expect(html).toContain('src="/connect/app.js"');
-    const script = await fetch(`${t.url}/connect/app.js`);
+    const script = await t.app.request("/connect/app.js");
     expect(script.status).toBe(200);
     expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
     expect((await script.text()).length).toBeGreaterThan(1000);
@@ -302,38 +304,38 @@ describe("redirect URI refusal", () => {
 
 describe("tokens", () => {
   it("revokes on logout: 204, then 401 on every route", async () => {
-    const { token } = await connect(t.url, newWallet());
-    expect((await call(`${t.url}/me`, { headers: bearer(token) })).status).toBe(200);
-    const out = await fetch(`${t.url}/auth/logout`, { method: "POST", headers: bearer(token) });
+    const { token } = await connect(t.app, newWallet());
+    expect((await callAt(t.app, "/me", { headers: bearer(token) })).status).toBe(200);
+    const out = await t.app.request("/auth/logout", { method: "POST", headers: bearer(token) });
     expect(out.status).toBe(204);
-    expect((await call(`${t.url}/me`, { headers: bearer(token) })).status).toBe(401);
-    const write = await call(`${t.url}/memories`, {
+    expect((await callAt(t.app, "/me", { headers: bearer(token) })).status).toBe(401);
+    const write = await callAt(t.app, "/memories", {
       headers: bearer(token),
       body: { content: "after logout" },
     });
     expect(write.status).toBe(401);
-    const again = await fetch(`${t.url}/auth/logout`, { method: "POST", headers: bearer(token) });
+    const again = await t.app.request("/auth/logout", { method: "POST", headers: bearer(token) });
     expect(again.status).toBe(401);
   });
 
   it("logging out one token leaves the wallet's other tokens working", async () => {
     const wallet = newWallet();
-    const a = await connect(t.url, wallet);
-    const b = await connect(t.url, wallet);
-    await fetch(`${t.url}/auth/logout`, { method: "POST", headers: bearer(a.token) });
-    expect((await call(`${t.url}/me`, { headers: bearer(a.token) })).status).toBe(401);
-    expect((await call(`${t.url}/me`, { headers: bearer(b.token) })).status).toBe(200);
+    const a = await connect(t.app, wallet);
+    const b = await connect(t.app, wallet);
+    await t.app.request("/auth/logout", { method: "POST", headers: bearer(a.token) });
+    expect((await callAt(t.app, "/me", { headers: bearer(a.token) })).status).toBe(401);
+    expect((await callAt(t.app, "/me", { headers: bearer(b.token) })).status).toBe(200);
   });
 
   it("expires after EXTENSION_TOKEN_TTL_S by the injected clock", async () => {
     const short = await startExtensionApp({ env: { EXTENSION_TOKEN_TTL_S: "60" } });
     try {
-      const { token, expiresAt } = await connect(short.url, newWallet());
+      const { token, expiresAt } = await connect(short.app, newWallet());
       expect(Date.parse(expiresAt) - short.clock.now().getTime()).toBe(60_000);
       short.clock.advance(59_999);
-      expect((await call(`${short.url}/me`, { headers: bearer(token) })).status).toBe(200);
+      expect((await callAt(short.app, "/me", { headers: bearer(token) })).status).toBe(200);
       short.clock.advance(1);
-      const expired = await call<{ error: { code: string } }>(`${short.url}/me`, {
+      const expired = await callAt<{ error: { code: string } }>(short.app, "/me", {
         headers: bearer(token),
       });
       expect(expired.status).toBe(401);
@@ -345,18 +347,17 @@ describe("tokens", () => {
 
   it("refuses missing, malformed and unknown tokens with 401", async () => {
     for (const headers of [{}, { authorization: "Basic abc" }, bearer("1111111111111111")]) {
-      const res = await call<{ error: { code: string } }>(`${t.url}/me`, { headers });
+      const res = await callAt<{ error: { code: string } }>(t.app, "/me", { headers });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe("unauthorized");
     }
   });
 
   it("does not accept a core API session or key as an extension token", async () => {
-    const res = await postJson(
-      `${t.url}/memories`,
-      { content: "x" },
-      bearer(`svc_${"0".repeat(48)}`),
-    );
+    const res = await request(t.app, "/memories", {
+      body: { content: "x" },
+      headers: bearer(`svc_${"0".repeat(48)}`),
+    });
     expect(res.status).toBe(401);
   });
 });

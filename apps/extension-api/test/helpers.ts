@@ -17,12 +17,14 @@ import { type Config, loadConfig } from "../src/env.js";
 export {
   bearer,
   call,
+  callAt,
   connect,
   EXTENSION_ORIGIN,
   EXTENSION_TEST_ENV,
   newWallet,
   postJson,
   REDIRECT_URI,
+  request,
   TestClock,
   type Wallet,
 } from "@verifiable-memory/testkit";

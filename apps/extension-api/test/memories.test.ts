@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   bearer,
-  call,
+  callAt,
   connect,
   newWallet,
   startExtensionApp,
@@ -34,8 +34,8 @@ interface Created {
 
 describe("ingest and recall", () => {
   it("ingests like core: 201 with the leaf, then found by search", async () => {
-    const { token } = await connect(ext.url, newWallet());
-    const res = await call<Created>(`${ext.url}/memories`, {
+    const { token } = await connect(ext.app, newWallet());
+    const res = await callAt<Created>(ext.app, "/memories", {
       headers: bearer(token),
       body: {
         content: "The selected paragraph about Merkle trees",
@@ -55,8 +55,9 @@ describe("ingest and recall", () => {
       createdAt: ext.clock.now().toISOString(),
       anchored: false,
     });
-    const found = await call<{ items: { id: string; content: string }[]; scanned: number }>(
-      `${ext.url}/memories/search`,
+    const found = await callAt<{ items: { id: string; content: string }[]; scanned: number }>(
+      ext.app,
+      "/memories/search",
       { headers: bearer(token), body: { query: "merkle" } },
     );
     expect(found.status).toBe(200);
@@ -66,7 +67,7 @@ describe("ingest and recall", () => {
   });
 
   it("validates ingest like core", async () => {
-    const { token } = await connect(ext.url, newWallet());
+    const { token } = await connect(ext.app, newWallet());
     const cases: [unknown, number, string][] = [
       [{}, 400, "invalid_request"],
       [{ content: "" }, 400, "invalid_request"],
@@ -79,27 +80,27 @@ describe("ingest and recall", () => {
       [{ content: "x".repeat(300 * 1024) }, 413, "payload_too_large"],
     ];
     for (const [body, status, code] of cases) {
-      const res = await call<{ error: { code: string } }>(`${ext.url}/memories`, {
+      const res = await callAt<{ error: { code: string } }>(ext.app, "/memories", {
         headers: bearer(token),
         body,
       });
       expect([res.status, res.body.error.code]).toEqual([status, code]);
     }
-    const text = await fetch(`${ext.url}/memories`, {
+    const text = await ext.app.request("/memories", {
       method: "POST",
       headers: { ...bearer(token), "content-type": "text/plain" },
       body: "hello",
     });
     expect(text.status).toBe(415);
-    const broken = await fetch(`${ext.url}/memories`, {
+    const broken = await ext.app.request("/memories", {
       method: "POST",
       headers: { ...bearer(token), "content-type": "application/json" },
       body: '{"content": "x"',
     });
     expect(broken.status).toBe(400);
-    const none = await call(`${ext.url}/memories`, { body: { content: "x" } });
+    const none = await callAt(ext.app, "/memories", { body: { content: "x" } });
     expect(none.status).toBe(401);
-    const list = await call<{ items: unknown[] }>(`${ext.url}/memories/search`, {
+    const list = await callAt<{ items: unknown[] }>(ext.app, "/memories/search", {
       headers: bearer(token),
       body: { query: "x" },
     });
@@ -107,9 +108,9 @@ describe("ingest and recall", () => {
   });
 
   it("takes the narrower bodies of docs/protocol.md §9.4: no namespace, rank, time filter or cursor", async () => {
-    const { token } = await connect(ext.url, newWallet());
+    const { token } = await connect(ext.app, newWallet());
     type Refusal = { error: { code: string; details: { path: string[] }[] } };
-    const written = await call<Refusal>(`${ext.url}/memories`, {
+    const written = await callAt<Refusal>(ext.app, "/memories", {
       headers: bearer(token),
       body: { content: "x", namespace: "agent:a" },
     });
@@ -122,7 +123,7 @@ describe("ingest and recall", () => {
       { createdAfter: "2026-01-01T00:00:00Z" },
       { includeSuperseded: true },
     ]) {
-      const res = await call<Refusal>(`${ext.url}/memories/search`, {
+      const res = await callAt<Refusal>(ext.app, "/memories/search", {
         headers: bearer(token),
         body: { query: "x", ...field },
       });
@@ -131,17 +132,17 @@ describe("ingest and recall", () => {
         "invalid_request",
       ]);
     }
-    const noQuery = await call<Refusal>(`${ext.url}/memories/search`, {
+    const noQuery = await callAt<Refusal>(ext.app, "/memories/search", {
       headers: bearer(token),
       body: { limit: 5 },
     });
     expect(noQuery.status).toBe(400);
     expect(noQuery.body.error.details[0]?.path).toEqual(["query"]);
-    await call(`${ext.url}/memories`, {
+    await callAt(ext.app, "/memories", {
       headers: bearer(token),
       body: { content: "tagged", metadata: { tag: "t" } },
     });
-    const filtered = await call<Record<string, unknown>>(`${ext.url}/memories/search`, {
+    const filtered = await callAt<Record<string, unknown>>(ext.app, "/memories/search", {
       headers: bearer(token),
       body: { metadata: { tag: "t" }, limit: 1 },
     });

@@ -4,7 +4,7 @@
  * @module
  */
 import { TEST_ENV } from "./env.js";
-import { call, postJson } from "./http.js";
+import { callAt, type HttpTarget, request } from "./http.js";
 import type { Wallet } from "./wallet.js";
 
 /** A Chrome extension page that may receive a token (id: 32 letters a–p). */
@@ -25,25 +25,31 @@ export const EXTENSION_TEST_ENV: Record<string, string> = {
   RATE_LIMIT_AUTHENTICATED_PER_MINUTE: TEST_ENV.RATE_LIMIT_AUTHENTICATED_PER_MINUTE,
 };
 
-/** The connect flow's two JSON steps; returns the verify answer. */
+/**
+ * The connect flow's two JSON steps (docs/protocol.md §9.2 "The connect flow") against `target` (a base
+ * URL, or the app in process); returns the verify answer.
+ * @throws Error with the status and body when a step is refused.
+ */
 export async function connect(
-  url: string,
+  target: HttpTarget,
   wallet: Wallet,
   options: { redirectUri?: string; state?: string } = {},
 ): Promise<{ token: string; expiresAt: string; redirectTo: string }> {
   const redirectUri = options.redirectUri ?? REDIRECT_URI;
-  const challenge = await call<{ message: string }>(`${url}/connect/challenge`, {
+  const challenge = await callAt<{ message: string }>(target, "/connect/challenge", {
     body: { publicKey: wallet.publicKey, redirectUri },
   });
   if (challenge.status !== 200) {
     throw new Error(`challenge failed: ${challenge.status} ${JSON.stringify(challenge.body)}`);
   }
-  const res = await postJson(`${url}/connect/verify`, {
-    publicKey: wallet.publicKey,
-    message: challenge.body.message,
-    signature: wallet.sign(challenge.body.message),
-    redirectUri,
-    ...(options.state === undefined ? {} : { state: options.state }),
+  const res = await request(target, "/connect/verify", {
+    body: {
+      publicKey: wallet.publicKey,
+      message: challenge.body.message,
+      signature: wallet.sign(challenge.body.message),
+      redirectUri,
+      ...(options.state === undefined ? {} : { state: options.state }),
+    },
   });
   if (res.status !== 200) {
     throw new Error(`connect failed: ${res.status} ${await res.text()}`);
