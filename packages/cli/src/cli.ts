@@ -1,25 +1,97 @@
 /**
  * The `svc` program: commander's command tree over `@verifiable-memory/client`, with `--json` and `--help`
- * on every command and the exit codes of {@link EXIT}.
+ * on every command and the exit codes of {@link EXIT}. Command modules are loaded on demand: a run
+ * naming a command loads only the module that defines it (`svc recall` never loads the keygen,
+ * transfer or MCP code), so start-up stays short (docs/performance.md "svc start-up").
  * @module
  */
 import { createRequire } from "node:module";
 import { Command, CommanderError } from "commander";
-import { registerAuthCommands } from "./commands/auth.js";
-import { registerKeygenCommand } from "./commands/keygen.js";
-import { registerKeyCommands } from "./commands/keys.js";
-import { registerMcpCommand } from "./commands/mcp.js";
-import { registerMemoryCommands } from "./commands/memories.js";
-import { registerShareCommand } from "./commands/share.js";
-import { registerTransferCommands } from "./commands/transfer.js";
-import { registerVerifyCommand } from "./commands/verify.js";
-import { registerWatchCommand } from "./commands/watch.js";
 import { EXIT, exitCodeOf } from "./errors.js";
 import { Output, type Streams } from "./output.js";
 import type { Runtime } from "./runtime.js";
 import { DEFAULT_RPC_URL, DEFAULT_URL } from "./session.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+
+/** Registers some commands of `svc` on the program. */
+type Registrar = (program: Command, rt: Runtime) => void;
+
+/** The command modules in help order, each with the top-level commands it registers. */
+export const COMMAND_MODULES: readonly {
+  readonly names: readonly string[];
+  readonly load: () => Promise<Registrar>;
+}[] = [
+  {
+    names: ["keygen"],
+    load: async () => (await import("./commands/keygen.js")).registerKeygenCommand,
+  },
+  {
+    names: ["login", "logout", "whoami"],
+    load: async () => (await import("./commands/auth.js")).registerAuthCommands,
+  },
+  {
+    names: ["remember", "recall", "get", "update", "history", "forget", "prove", "log"],
+    load: async () => (await import("./commands/memories.js")).registerMemoryCommands,
+  },
+  {
+    names: ["verify"],
+    load: async () => (await import("./commands/verify.js")).registerVerifyCommand,
+  },
+  {
+    names: ["watch"],
+    load: async () => (await import("./commands/watch.js")).registerWatchCommand,
+  },
+  { names: ["mcp"], load: async () => (await import("./commands/mcp.js")).registerMcpCommand },
+  {
+    names: ["share"],
+    load: async () => (await import("./commands/share.js")).registerShareCommand,
+  },
+  { names: ["keys"], load: async () => (await import("./commands/keys.js")).registerKeyCommands },
+  {
+    names: ["import", "export"],
+    load: async () => (await import("./commands/transfer.js")).registerTransferCommands,
+  },
+];
+
+/**
+ * The command `argv` names: its first argument that is neither an option nor the value of
+ * `--url` (the one global option taking a separate value), or the first after `--`.
+ * @returns the word, or undefined when there is none (`svc`, `svc --help`, `svc --version`).
+ */
+export function commandName(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") {
+      return argv[i + 1];
+    }
+    if (arg === "--url") {
+      i++;
+    } else if (!arg.startsWith("-")) {
+      return arg;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The command modules a run with `argv` needs: none for `--version` alone, the one defining the
+ * command `argv` names, or all of them (help, no command, an unknown one, or no `argv`).
+ */
+function modulesFor(
+  argv: readonly string[] | undefined,
+): readonly (typeof COMMAND_MODULES)[number][] {
+  if (argv === undefined) {
+    return COMMAND_MODULES;
+  }
+  const name = commandName(argv);
+  if (name === undefined) {
+    const help = argv.includes("-h") || argv.includes("--help");
+    return !help && (argv.includes("-V") || argv.includes("--version")) ? [] : COMMAND_MODULES;
+  }
+  const named = COMMAND_MODULES.filter((module) => module.names.includes(name));
+  return named.length > 0 ? named : COMMAND_MODULES;
+}
 
 /** The root help's epilogue: environment, files and exit codes. */
 const EPILOGUE = `
@@ -45,10 +117,17 @@ export function jsonRequested(argv: readonly string[]): boolean {
 }
 
 /**
- * Builds the command tree. Parse errors throw `CommanderError` (never exit the process); their
- * message is written to `rt.streams.stderr`, as JSON when `json`.
+ * Builds the command tree for `argv`: with the module of the command `argv` names
+ * ({@link commandName}) only, no command for `--version` alone, and every command otherwise
+ * (help, no command, an unknown one, which commander then refuses with the list, or no `argv`).
+ * Parse errors throw `CommanderError` (never exit the process); their message is written to
+ * `rt.streams.stderr`, as JSON when `json`.
  */
-export function buildProgram(rt: Runtime, json: boolean): Command {
+export async function buildProgram(
+  rt: Runtime,
+  json: boolean,
+  argv?: readonly string[],
+): Promise<Command> {
   const program = new Command("svc");
   program
     .description(
@@ -78,15 +157,9 @@ export function buildProgram(rt: Runtime, json: boolean): Command {
     program.showHelpAfterError("(run with --help for usage)");
   }
 
-  registerKeygenCommand(program, rt);
-  registerAuthCommands(program, rt);
-  registerMemoryCommands(program, rt);
-  registerVerifyCommand(program, rt);
-  registerWatchCommand(program, rt);
-  registerMcpCommand(program, rt);
-  registerShareCommand(program, rt);
-  registerKeyCommands(program, rt);
-  registerTransferCommands(program, rt);
+  for (const register of await Promise.all(modulesFor(argv).map((module) => module.load()))) {
+    register(program, rt);
+  }
   return program;
 }
 
@@ -110,7 +183,7 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
     exitCode: EXIT.ok,
   };
   const json = jsonRequested(argv);
-  const program = buildProgram(rt, json);
+  const program = await buildProgram(rt, json, argv);
   try {
     await program.parseAsync([...argv], { from: "user" });
     return rt.exitCode;

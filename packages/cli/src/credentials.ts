@@ -5,7 +5,6 @@
  * 0700 and the file is written with mode 0600, atomically (a temporary file renamed over it).
  * @module
  */
-import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
@@ -120,6 +119,8 @@ export async function writeCredentials(
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
+  // node:crypto loads here, on a write only: commands that only read credentials start faster.
+  const { randomBytes } = await import("node:crypto");
   const temporary = join(dir, `.credentials.${randomBytes(6).toString("hex")}.tmp`);
   const handle = await open(temporary, "wx", 0o600);
   try {

@@ -3,6 +3,13 @@
  * exported for embedding and tests.
  * @module
  */
-export { buildProgram, jsonRequested, type RunOptions, run } from "./cli.js";
+export {
+  buildProgram,
+  COMMAND_MODULES,
+  commandName,
+  jsonRequested,
+  type RunOptions,
+  run,
+} from "./cli.js";
 export { configDir, credentialsPath, type StoredCredentials } from "./credentials.js";
 export { EXIT, type ExitCode } from "./errors.js";

@@ -7,7 +7,6 @@
  * @module
  */
 
-import bs58 from "bs58";
 import createFetchClient from "openapi-fetch";
 import { type RawClient, unwrap } from "./calls.js";
 import { type EventStreamOptions, type MemoryEvent, streamEvents } from "./events.js";
@@ -17,15 +16,12 @@ import { bearerMiddleware, type RequestFetch, type RetryOptions, retryingFetch }
 import { type KeyCalls, keyCalls } from "./keys.js";
 import { type LogCalls, logCalls } from "./log.js";
 import { type MemoryCalls, memoryCalls } from "./memories.js";
-import {
-  assertSignInMessage,
-  type KeypairLike,
-  keypairSigner,
-  type MessageSigner,
-  type SecretKeyInput,
-  type SignInWallet,
-  type StandardWalletAccount,
-  walletSigner,
+import type {
+  KeypairLike,
+  MessageSigner,
+  SecretKeyInput,
+  SignInWallet,
+  StandardWalletAccount,
 } from "./signing.js";
 import type { ServiceInfo, Session } from "./types.js";
 
@@ -168,6 +164,7 @@ export function createClient(options: ClientOptions): SvcClient {
   raw.use(bearerMiddleware(() => bearer));
 
   async function signIn(signer: MessageSigner): Promise<Session> {
+    const { assertSignInMessage, encodeSignature } = await import("./signing.js");
     const challenge = await unwrap(
       raw.POST("/auth/challenge", { body: { publicKey: signer.publicKey } }),
     );
@@ -178,7 +175,7 @@ export function createClient(options: ClientOptions): SvcClient {
         body: {
           publicKey: signer.publicKey,
           message: challenge.message,
-          signature: bs58.encode(signature),
+          signature: encodeSignature(signature),
         },
       }),
     );
@@ -207,10 +204,14 @@ export function createClient(options: ClientOptions): SvcClient {
       session = null;
     },
 
+    // The signing code (ed25519, the SIWS parser, base58) loads on the first sign-in: a client
+    // used with an API key or a stored token never loads it.
     async signInWithKeypair(keypair) {
+      const { keypairSigner } = await import("./signing.js");
       return signIn(await keypairSigner(keypair));
     },
     async signInWithWallet(wallet, signInOptions = {}) {
+      const { walletSigner } = await import("./signing.js");
       return signIn(await walletSigner(wallet, signInOptions.account));
     },
 

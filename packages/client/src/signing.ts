@@ -220,3 +220,11 @@ export function assertSignInMessage(message: string, publicKey: string): void {
     throw new TypeError(`the server's challenge is for ${address}, not for ${publicKey}`);
   }
 }
+
+/**
+ * A signature as `POST /auth/verify` takes it: base58 (Bitcoin alphabet) of the 64 bytes
+ * (docs/protocol.md §2.3 "Verification").
+ */
+export function encodeSignature(signature: Uint8Array): string {
+  return bs58.encode(signature);
+}
