@@ -2,7 +2,8 @@
  * The `svc` program: commander's command tree over `@verifiable-memory/client`, with `--json` and `--help`
  * on every command and the exit codes of {@link EXIT}. Command modules are loaded on demand: a run
  * naming a command loads only the module that defines it (`svc recall` never loads the keygen,
- * transfer or MCP code), so start-up stays short (docs/performance.md "svc start-up").
+ * transfer or MCP code), so start-up stays short
+ * (docs/performance.md "svc start-up (`pnpm bench startup`)").
  * @module
  */
 import { createRequire } from "node:module";
