@@ -16,9 +16,10 @@ import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from "@sol
 import { createStakeInstruction, LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { listStakeLots, replaceStakeLots } from "@verifiable-memory/db-schema";
 import { requestAirdrop, startLocalChain, warpClock } from "@verifiable-memory/litesvm-rpc";
+import type { HttpTarget } from "@verifiable-memory/testkit";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, signIn, startTestApp, type TestApp, type Wallet } from "./helpers.js";
+import { callAt, signIn, startTestApp, type TestApp, type Wallet } from "./helpers.js";
 
 const LOCK_SECONDS = 3600;
 const FEE = 5000;
@@ -61,12 +62,12 @@ interface Staker {
   readonly headers: Record<string, string>;
 }
 
-async function newStaker(url: string, lamports = 10 * SOL): Promise<Staker> {
+async function newStaker(target: HttpTarget, lamports = 10 * SOL): Promise<Staker> {
   const keypair = Keypair.generate();
   if (lamports > 0) {
     await requestAirdrop(chain.url, keypair.publicKey.toBase58(), lamports);
   }
-  const { token, userId } = await signIn(url, walletOf(keypair));
+  const { token, userId } = await signIn(target, walletOf(keypair));
   return { keypair, userId, headers: { authorization: `Bearer ${token}` } };
 }
 
@@ -86,17 +87,18 @@ interface Position {
   lots: { amountLamports: string; maturesAt: string; matured: boolean }[];
 }
 
-function position(s: Staker, url = t.url) {
-  return call<Position>(`${url}/staking`, { headers: s.headers });
+function position(s: Staker, target: HttpTarget = t.app) {
+  return callAt<Position>(target, "/staking", { headers: s.headers });
 }
 
 async function stake(s: Staker, amountLamports: number): Promise<string> {
-  const prepared = await call<{ transaction: string; vault: string; maturesAt: string }>(
-    `${t.url}/staking/stake`,
+  const prepared = await callAt<{ transaction: string; vault: string; maturesAt: string }>(
+    t.app,
+    "/staking/stake",
     { headers: s.headers, body: { amountLamports: String(amountLamports) } },
   );
   expect(prepared.status).toBe(200);
-  const submitted = await call<{ signature: string }>(`${t.url}/staking/submit`, {
+  const submitted = await callAt<{ signature: string }>(t.app, "/staking/submit", {
     headers: s.headers,
     body: { transaction: signed(s.keypair, prepared.body.transaction) },
   });
@@ -106,7 +108,7 @@ async function stake(s: Staker, amountLamports: number): Promise<string> {
 
 describe("staking on the local chain", () => {
   it("stakes, refuses an early unstake, matures by warp and pays back to the lamport", async () => {
-    const s = await newStaker(t.url);
+    const s = await newStaker(t.app);
     const empty = await position(s);
     expect(empty.status).toBe(200);
     expect(empty.body).toMatchObject({
@@ -116,8 +118,9 @@ describe("staking on the local chain", () => {
       lots: [],
     });
 
-    const prepared = await call<{ transaction: string; vault: string; maturesAt: string }>(
-      `${t.url}/staking/stake`,
+    const prepared = await callAt<{ transaction: string; vault: string; maturesAt: string }>(
+      t.app,
+      "/staking/stake",
       { headers: s.headers, body: { amountLamports: String(2 * SOL) } },
     );
     expect(prepared.status).toBe(200);
@@ -125,7 +128,7 @@ describe("staking on the local chain", () => {
     const unsigned = Transaction.from(Buffer.from(prepared.body.transaction, "base64"));
     expect(unsigned.feePayer?.equals(s.keypair.publicKey)).toBe(true);
     expect(unsigned.signatures.every((sig) => sig.signature === null)).toBe(true);
-    const submitted = await call<{ signature: string; slot: number }>(`${t.url}/staking/submit`, {
+    const submitted = await callAt<{ signature: string; slot: number }>(t.app, "/staking/submit", {
       headers: s.headers,
       body: { transaction: signed(s.keypair, prepared.body.transaction) },
     });
@@ -145,7 +148,7 @@ describe("staking on the local chain", () => {
     const cached = await listStakeLots(t.db, s.userId);
     expect(cached.map((l) => [l.position, l.amountLamports])).toEqual([[0, BigInt(2 * SOL)]]);
 
-    const early = await call<{ error: { code: string } }>(`${t.url}/staking/unstake`, {
+    const early = await callAt<{ error: { code: string } }>(t.app, "/staking/unstake", {
       headers: s.headers,
       body: {},
     });
@@ -157,15 +160,16 @@ describe("staking on the local chain", () => {
     expect(matured.body.lots[0]?.matured).toBe(true);
     expect(matured.body.withdrawableLamports).toBe(String(2 * SOL));
 
-    const unstake = await call<{ transaction: string; amountLamports: string; lots: unknown[] }>(
-      `${t.url}/staking/unstake`,
+    const unstake = await callAt<{ transaction: string; amountLamports: string; lots: unknown[] }>(
+      t.app,
+      "/staking/unstake",
       { headers: s.headers, body: {} },
     );
     expect(unstake.status).toBe(200);
     expect(unstake.body.amountLamports).toBe(String(2 * SOL));
     expect(unstake.body.lots).toHaveLength(1);
     const before = await connection.getBalance(s.keypair.publicKey);
-    const paid = await call(`${t.url}/staking/submit`, {
+    const paid = await callAt(t.app, "/staking/submit", {
       headers: s.headers,
       body: { transaction: signed(s.keypair, unstake.body.transaction) },
     });
@@ -178,7 +182,7 @@ describe("staking on the local chain", () => {
   });
 
   it("pays only matured lots when some are still locked", async () => {
-    const s = await newStaker(t.url);
+    const s = await newStaker(t.app);
     await stake(s, SOL);
     await warpClock(chain.url, LOCK_SECONDS + 1);
     await stake(s, 3 * SOL);
@@ -187,13 +191,14 @@ describe("staking on the local chain", () => {
       [String(SOL), true],
       [String(3 * SOL), false],
     ]);
-    const unstake = await call<{ transaction: string; amountLamports: string }>(
-      `${t.url}/staking/unstake`,
+    const unstake = await callAt<{ transaction: string; amountLamports: string }>(
+      t.app,
+      "/staking/unstake",
       { headers: s.headers, body: {} },
     );
     expect(unstake.body.amountLamports).toBe(String(SOL));
     const before = await connection.getBalance(s.keypair.publicKey);
-    await call(`${t.url}/staking/submit`, {
+    await callAt(t.app, "/staking/submit", {
       headers: s.headers,
       body: { transaction: signed(s.keypair, unstake.body.transaction) },
     });
@@ -203,8 +208,8 @@ describe("staking on the local chain", () => {
   });
 
   it("refuses a stake the wallet cannot pay with 409 insufficient_funds", async () => {
-    const s = await newStaker(t.url, SOL);
-    const res = await call<{ error: { code: string } }>(`${t.url}/staking/stake`, {
+    const s = await newStaker(t.app, SOL);
+    const res = await callAt<{ error: { code: string } }>(t.app, "/staking/stake", {
       headers: s.headers,
       body: { amountLamports: String(5 * SOL) },
     });
@@ -213,9 +218,9 @@ describe("staking on the local chain", () => {
   });
 
   it("validates amountLamports as a positive u64 decimal string", async () => {
-    const s = await newStaker(t.url, 0);
+    const s = await newStaker(t.app, 0);
     for (const amountLamports of ["0", "-1", "1.5", "18446744073709551616", 5, "", "01"]) {
-      const res = await call<{ error: { code: string } }>(`${t.url}/staking/stake`, {
+      const res = await callAt<{ error: { code: string } }>(t.app, "/staking/stake", {
         headers: s.headers,
         body: { amountLamports },
       });
@@ -225,7 +230,7 @@ describe("staking on the local chain", () => {
   });
 
   it("relays only this program's stake/unstake of the caller's own vault", async () => {
-    const s = await newStaker(t.url);
+    const s = await newStaker(t.app);
     const other = Keypair.generate();
     const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
     const base = () =>
@@ -278,7 +283,7 @@ describe("staking on the local chain", () => {
       "not a transaction": Buffer.from("hello").toString("base64"),
     };
     for (const [what, transaction] of Object.entries(refused)) {
-      const res = await call<{ error: { code: string } }>(`${t.url}/staking/submit`, {
+      const res = await callAt<{ error: { code: string } }>(t.app, "/staking/submit", {
         headers: s.headers,
         body: { transaction },
       });
@@ -333,7 +338,7 @@ describe("staking when the chain cannot be read", () => {
   for (const which of ["stopped", "answering errors"] as const) {
     it(`answers 503 chain_unavailable on every chain-reading route (RPC ${which}), never the cache`, async () => {
       const app = which === "stopped" ? down : failing;
-      const s = await newStaker(app.url, 0);
+      const s = await newStaker(app.app, 0);
       await replaceStakeLots(
         app.db,
         s.userId,
@@ -346,7 +351,7 @@ describe("staking when the chain cannot be read", () => {
         ["/staking/unstake", {}],
       ];
       for (const [path, body] of requests) {
-        const res = await call<{ error: { code: string } }>(`${app.url}${path}`, {
+        const res = await callAt<{ error: { code: string } }>(app.app, `${path}`, {
           headers: s.headers,
           ...(body === undefined ? {} : { body }),
         });
