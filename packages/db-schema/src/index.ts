@@ -62,17 +62,17 @@ export {
   type UnloggedCheckpoint,
 } from "./queries/checkpoint-log.js";
 export {
-  checkpointLogCoveredSize,
-  type LoggedUserCheckpoint,
-  latestAnchoredCheckpointLogHead,
-  loggedCheckpointCovering,
-} from "./queries/checkpoint-log-reads.js";
-export {
   type CheckpointLogCosignature,
   checkpointLogCosignatureLines,
   latestCosignedSize,
   recordCheckpointLogCosignature,
 } from "./queries/checkpoint-log-cosignatures.js";
+export {
+  checkpointLogCoveredSize,
+  type LoggedUserCheckpoint,
+  latestAnchoredCheckpointLogHead,
+  loggedCheckpointCovering,
+} from "./queries/checkpoint-log-reads.js";
 export {
   getAnchoredCheckpointBySize,
   getMemoryAtLatestCheckpoint,
