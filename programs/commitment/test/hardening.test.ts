@@ -135,7 +135,13 @@ describe("(a) who may create a commitment account", () => {
     expect(customErrorCode(send(h.svm, stranger, [fake]))).toBe(CommitmentErrorCode.InvalidAccount);
 
     const created = assertSuccess(initialize(h, anchor, victim));
-    expect(created.computeUnitsConsumed()).toBeLessThan(10_000n);
+    // The program finds both PDAs' bumps on chain: each bump below 255 costs one more
+    // create_program_address (1 500 compute units), so the line depends on the random wallet.
+    const bumpSearches =
+      255 -
+      findCommitmentAddress(victim, h.programId)[1] +
+      (255 - findAnchorConfigAddress(h.programId)[1]);
+    expect(created.computeUnitsConsumed()).toBeLessThan(10_000n + 1_500n * BigInt(bumpSearches));
     const stored = decodeCommitment(snapshot(h.svm, commitment).data);
     expect(stored.authority).toBe(anchor.publicKey.toBase58());
 
