@@ -5,7 +5,7 @@
  * (2-of-2 policy checked on `GET /tlog/checkpoint`, also after the log grew, through consistency
  * proofs); a witness that saw an older head answers 409 and the log resynchronises; a witness
  * holding a fork answers 422; a witness trusting another log key answers 403; an unreachable one
- * is counted and never blocks.
+ * is counted and never blocks. svc-verify's witness policy check reads the served checkpoint.
  */
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -36,6 +36,7 @@ import {
   signNote,
 } from "@verifiable-memory/signed-note";
 import { newUser, postJson } from "@verifiable-memory/testkit";
+import { checkWitnessPolicy } from "@verifiable-memory/verifier";
 import { createWitnessApp, openWitnessStore } from "@verifiable-memory/witness";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -177,6 +178,23 @@ describe("witnesses of the checkpoint log", () => {
     const { values } = await m.witnessSubmissions.get();
     expect(values.find((v) => v.labels.outcome === "cosigned")?.value).toBe(4);
     expect((await m.headCosignatures.get()).values[0]?.value).toBe(2);
+
+    // svc-verify's check of GET /tlog/checkpoint with the pinned keys.
+    const vkeys = [w1, w2].map((w) => w.cosigner.vkey);
+    expect(await checkWitnessPolicy(t.url, [signer.vkey], vkeys, 2)).toEqual({
+      ok: true,
+      size: second.treeSize,
+      witnesses: ["witness.test/w1", "witness.test/w2"],
+    });
+    const stranger = generateCosigner("witness.test/absent").vkey;
+    expect(await checkWitnessPolicy(t.url, [signer.vkey], [...vkeys, stranger], 3)).toMatchObject({
+      ok: false,
+      reason: "witness_policy_unmet",
+    });
+    expect(await checkWitnessPolicy(t.url, [generateSigner(ORIGIN).vkey], vkeys, 2)).toMatchObject({
+      ok: false,
+      reason: "note_signature_invalid",
+    });
 
     // Nothing new: no witness is asked again.
     submitter.kick();

@@ -10,13 +10,14 @@
  */
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { parseLogKeys } from "./log-keys.js";
+import { logKeysFromInfo, parseLogKeys } from "./log-keys.js";
 import { verifyBundle } from "./verify.js";
+import { checkWitnessPolicy, parseWitnessKeys } from "./witness-policy.js";
 
 /** Usage text printed on a usage error and for `--help`. */
 export const USAGE = `usage: svc-verify --rpc <url> [--program-id <base58>] [--content <file>]
                   [--authority <base58>] [--log-key <vkey>]... [--api <url>] [--json]
-                  [<bundle.json> | -]
+                  [--witness-key <vkey>]... [--witness-policy <k>] [<bundle.json> | -]
 
 Verifies a memory's proof bundle (GET /memories/:id/proof, or a capability grant's memory with a
 nested "proof") against the chain RPC <url>: through the owner's commitment account, or, for a
@@ -35,6 +36,11 @@ input when the file is "-" or omitted.
                 (GET <url>/tlog/consistency for the checkpoint log), checked against the
                 bundle's root and the on-chain root (no credential needed; without --api such a
                 bundle is NOT VERIFIED: stale_checkpoint)
+  --witness-key a trusted witness verifier key <name>+<key id>+<base64 0x04 key>; repeat it
+  --witness-policy
+                k: also fetch GET <api>/tlog/checkpoint (needs --api) and require the log's
+                signature and at least k valid cosignatures by the --witness-key witnesses
+                (NOT VERIFIED: witness_policy_unmet otherwise)
   --json        print the full result as JSON
 Exit status: 0 VERIFIED, 1 NOT VERIFIED, 2 usage error.`;
 
@@ -103,6 +109,22 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
       return usageError(io, `--log-key: ${(error as Error).message}`);
     }
   }
+  const witnessKeys = values["witness-key"] ?? [];
+  const policyText = values["witness-policy"];
+  if (policyText !== undefined) {
+    const k = Number(policyText);
+    if (!/^\d+$/.test(policyText) || k > witnessKeys.length) {
+      return usageError(io, `--witness-policy must be a whole number 0..${witnessKeys.length}`);
+    }
+    if (values.api === undefined) {
+      return usageError(io, "--witness-policy needs --api <url>");
+    }
+    try {
+      parseWitnessKeys(witnessKeys);
+    } catch (error) {
+      return usageError(io, `--witness-key: ${(error as Error).message}`);
+    }
+  }
   const source = positionals[0] ?? "-";
   let input: unknown;
   let content: string | undefined;
@@ -123,13 +145,40 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     ...(logKeys !== undefined ? { logKeys } : {}),
     ...(content !== undefined ? { content } : {}),
   });
+  const witnessPolicy =
+    policyText === undefined || values.api === undefined
+      ? undefined
+      : await witnessCheck(values.api, logKeys, witnessKeys, Number(policyText));
+  const verified = result.verified && (witnessPolicy?.ok ?? true);
   if (values.json) {
-    io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    const shown = witnessPolicy === undefined ? result : { ...result, verified, witnessPolicy };
+    io.stdout(`${JSON.stringify(shown, null, 2)}\n`);
   } else {
     io.stdout(result.verified ? "VERIFIED\n" : `NOT VERIFIED: ${result.reason}\n`);
     io.stdout(`  ${result.message}${result.contentChecked ? " (content checked)" : ""}\n`);
+    if (witnessPolicy?.ok === false) {
+      io.stdout(`NOT VERIFIED: ${witnessPolicy.reason}\n  ${witnessPolicy.message}\n`);
+    } else if (witnessPolicy) {
+      io.stdout(
+        `  checkpoint log size ${witnessPolicy.size} cosigned by ${witnessPolicy.witnesses.join(", ") || "no witness"}\n`,
+      );
+    }
   }
-  return result.verified ? 0 : 1;
+  return verified ? 0 : 1;
+}
+
+/** The witness policy on GET <api>/tlog/checkpoint, with the pinned log keys or /info's. */
+async function witnessCheck(
+  api: string,
+  logKeys: readonly string[] | undefined,
+  witnessKeys: readonly string[],
+  k: number,
+): ReturnType<typeof checkWitnessPolicy> {
+  try {
+    return await checkWitnessPolicy(api, logKeys ?? (await logKeysFromInfo(api)), witnessKeys, k);
+  } catch (error) {
+    return { ok: false, reason: "unreachable", message: (error as Error).message };
+  }
 }
 
 function isHttpUrl(text: string): boolean {
@@ -153,6 +202,8 @@ function parse(argv: readonly string[]) {
       authority: { type: "string" },
       api: { type: "string" },
       "log-key": { type: "string", multiple: true },
+      "witness-key": { type: "string", multiple: true },
+      "witness-policy": { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

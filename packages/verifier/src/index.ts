@@ -64,3 +64,8 @@ export type {
   VerifyResult,
 } from "./result.js";
 export { type VerifyOptions, verifyBundle } from "./verify.js";
+export {
+  checkWitnessPolicy,
+  parseWitnessKeys,
+  type WitnessPolicyResult,
+} from "./witness-policy.js";
