@@ -330,6 +330,8 @@ describe("the OpenAPI document", () => {
       "GET /agent-cases/{grant}",
       "GET /owners/{owner}/consistency",
       "GET /owners/{owner}/checkpoint",
+      // Its own per-IP limit (RATE_LIMIT_TLOG_PER_MINUTE), docs/protocol.md §12.
+      "GET /tlog/consistency",
     ];
     let limited = 0;
     for (const [path, operations] of Object.entries(doc.paths)) {
