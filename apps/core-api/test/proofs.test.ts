@@ -349,7 +349,13 @@ describe("GET /memories/:id/verify against the chain", () => {
       }>(t.app, `/memories/${id}/verify`, { headers: user.headers });
 
     const before = await verify(ids[0] as string);
-    expect(before.body).toEqual({ verified: false, reason: "not_anchored", checkedAgainst: null });
+    expect(before.body).toEqual({
+      verified: false,
+      reason: "not_anchored",
+      path: "account",
+      checkedAgainst: null,
+      checkpointLog: null,
+    });
 
     const root = await rootAtSize(t.db, user.userId, 5);
     const committed = await client.commit(user.wallet.publicKey, root, 5, 0);

@@ -182,7 +182,7 @@ export function clientBackend(
             ? "The service checked the memory's proof against the root committed on chain."
             : `The service's check failed: ${checked.reason}.`,
           checkedBy: "server",
-          onChain: checked.checkedAgainst,
+          onChain: checked.checkedAgainst ?? checked.checkpointLog,
         };
       }
       const [memory, bundle] = await Promise.all([

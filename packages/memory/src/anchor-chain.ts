@@ -1,9 +1,21 @@
 /**
- * The chain as the core API sees it (docs/protocol.md §6, §7): where anchors live and a read of the
- * commitment account through `@verifiable-memory/chain-commit`'s standard JSON-RPC reader.
+ * The chain as the core API sees it (docs/protocol.md §6, §7): where anchors live, a read of the
+ * commitment account through `@verifiable-memory/chain-commit`'s standard JSON-RPC reader, and a
+ * read of the checkpoint log account (docs/protocol.md §13.5) through the verifier's.
  * @module
  */
-import { commitmentAddress, readCommitmentFromRpc } from "@verifiable-memory/chain-commit";
+import {
+  ChainUnavailableError,
+  commitmentAddress,
+  InvalidCommitmentAccountError,
+  readCommitmentFromRpc,
+} from "@verifiable-memory/chain-commit";
+import { fromHex } from "@verifiable-memory/merkle-log";
+import {
+  ChainReadError,
+  InvalidAccountError,
+  readCheckpointLogAccount,
+} from "@verifiable-memory/verifier";
 import type { AnchorChain } from "./proofs.js";
 
 // Memoized commitment addresses (a PDA search costs up to 255 hashes) before the memo is reset.
@@ -41,5 +53,23 @@ export function rpcAnchorChain(
     },
     readCommitment: (owner) =>
       readCommitmentFromRpc(rpcUrl, programId, owner, { requestTimeoutMs }),
+    async readCheckpointLog(account) {
+      try {
+        const read = await readCheckpointLogAccount(rpcUrl, account, programId, {
+          timeoutMs: requestTimeoutMs,
+        });
+        return read === null
+          ? null
+          : { address: account, root: fromHex(read.root), size: read.size, nonce: read.nonce };
+      } catch (error) {
+        if (error instanceof ChainReadError) {
+          throw new ChainUnavailableError("getAccountInfo", error);
+        }
+        if (error instanceof InvalidAccountError) {
+          throw new InvalidCommitmentAccountError(error.message, account);
+        }
+        throw error;
+      }
+    },
   };
 }

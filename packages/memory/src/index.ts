@@ -92,6 +92,7 @@ export {
   type ConsistencyView,
   type LogView,
   type MemoryWithProof,
+  type OnChainCheckpointLog,
   type OnChainCommitment,
   type ProofBundleView,
   ProofService,

@@ -27,6 +27,7 @@ import type { ProofBundle } from "@verifiable-memory/verifier";
 import type { Caller, Owner } from "./caller.js";
 import { InvalidRangeError, MemoryDomainError, MemoryNotFoundError } from "./errors.js";
 import { type CheckpointLogProofView, checkpointLogProof } from "./log-proof.js";
+import { verifyThroughCheckpointLog } from "./log-verify.js";
 import { type MemoryBody, openMemoryBody } from "./memory-body.js";
 import { withinConfinement } from "./memory-filter.js";
 import { memoryLeaf, storedLeafFields } from "./memory-leaf.js";
@@ -54,6 +55,21 @@ export interface AnchorChain {
    * @throws ChainUnavailableError (`@verifiable-memory/chain-commit`) when the RPC read fails.
    */
   readCommitment(owner: string): Promise<OnChainCommitment | null>;
+  /**
+   * Reads the checkpoint log account at `account` (docs/protocol.md §13.5); null when none exists.
+   * @throws ChainUnavailableError when the RPC read fails; InvalidCommitmentAccountError when the
+   *   address holds another account.
+   */
+  readCheckpointLog(account: string): Promise<OnChainCheckpointLog | null>;
+}
+
+/** The checkpoint log account fields the verify route compares against. */
+export interface OnChainCheckpointLog {
+  /** The PDA ["checkpoint-log", authority], base58. */
+  readonly address: string;
+  readonly root: Uint8Array;
+  readonly size: number;
+  readonly nonce: number;
 }
 
 /**
@@ -112,11 +128,22 @@ export interface OwnerConsistencyView {
 export interface VerifyView {
   readonly verified: boolean;
   readonly reason: "not_anchored" | "root_mismatch" | "proof_invalid" | null;
+  /** The path checked: the owner's commitment account, or the checkpoint log (§13.5). */
+  readonly path: "account" | "checkpoint_log";
   readonly checkedAgainst: {
     readonly cluster: string;
     readonly programId: string;
     readonly account: string;
     readonly memoryCount: number;
+    readonly nonce: number;
+    readonly rootHash: string;
+  } | null;
+  /** The checkpoint log account as read (checkpoint-log path), else null. */
+  readonly checkpointLog: {
+    readonly cluster: string;
+    readonly programId: string;
+    readonly account: string;
+    readonly size: number;
     readonly nonce: number;
     readonly rootHash: string;
   } | null;
@@ -363,23 +390,30 @@ export class ProofService {
    * `GET /memories/:id/verify`: reads the owner's commitment account from the chain and checks
    * the memory's leaf against the on-chain root and count. When the chain is ahead of the
    * recorded checkpoint (a commit confirmed, its checkpoint not yet written), the audit path is
-   * rebuilt for the on-chain count, so the check is always against the chain's own tip.
+   * rebuilt for the on-chain count, so the check is always against the chain's own tip. A memory
+   * the owner's account does not cover yet but the checkpoint log does is checked through it
+   * ({@link verifyThroughCheckpointLog}).
    * @throws ChainUnavailableError when the chain read fails (the route answers 503).
    */
   async verify(owner: Owner, dataKey: Uint8Array, row: Memory): Promise<VerifyView> {
     const bundle = await this.bundle(owner, dataKey, row, await this.latestCheckpoint(owner));
     const account = await this.chain.readCommitment(owner.ownerPubkey);
+    const onAccount = { path: "account" as const, checkpointLog: null };
     if (!account || account.memoryCount === 0 || row.leafIndex >= account.memoryCount) {
+      if (bundle.checkpointLog) {
+        return verifyThroughCheckpointLog(this.db, this.chain, row.leafIndex, bundle);
+      }
       return {
         verified: false,
         reason: "not_anchored",
         checkedAgainst: account ? this.checkedAgainst(account) : null,
+        ...onAccount,
       };
     }
     const checkedAgainst = this.checkedAgainst(account);
     const tree = await getTree(this.db, owner.userId);
     if (!tree || account.memoryCount > tree.size) {
-      return { verified: false, reason: "root_mismatch", checkedAgainst };
+      return { verified: false, reason: "root_mismatch", checkedAgainst, ...onAccount };
     }
     const path =
       bundle.checkpoint?.treeSize === account.memoryCount && bundle.inclusionProof
@@ -399,12 +433,17 @@ export class ProofService {
       );
     } catch (error) {
       if (error instanceof ProofError) {
-        return { verified: false, reason: "proof_invalid", checkedAgainst };
+        return { verified: false, reason: "proof_invalid", checkedAgainst, ...onAccount };
       }
       throw error;
     }
     const matches = toHex(root) === toHex(account.root);
-    return { verified: matches, reason: matches ? null : "root_mismatch", checkedAgainst };
+    return {
+      verified: matches,
+      reason: matches ? null : "root_mismatch",
+      checkedAgainst,
+      ...onAccount,
+    };
   }
 
   private checkedAgainst(account: OnChainCommitment): NonNullable<VerifyView["checkedAgainst"]> {

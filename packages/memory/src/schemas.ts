@@ -197,7 +197,24 @@ export const VerifyResultSchema = z
   .object({
     verified: z.boolean(),
     reason: z.enum(["not_anchored", "root_mismatch", "proof_invalid"]).nullable(),
+    path: z.enum(["account", "checkpoint_log"]).openapi({
+      description:
+        "what the memory was checked through: the owner's commitment account, or (for a memory only the checkpoint log covers yet) the checkpoint log account",
+    }),
     checkedAgainst: z.object({ ...commitmentFields, rootHash: z.string() }).nullable(),
+    checkpointLog: z
+      .object({
+        cluster: z.string(),
+        programId: z.string(),
+        account: z.string().openapi({ description: 'the PDA ["checkpoint-log", authority]' }),
+        size: z.number().int(),
+        nonce: z.number().int(),
+        rootHash: z.string(),
+      })
+      .nullable()
+      .openapi({
+        description: "the checkpoint log account as read (path checkpoint_log), else null",
+      }),
   })
   .openapi("VerifyResult");
 

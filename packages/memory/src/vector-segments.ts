@@ -12,7 +12,6 @@
  *
  * @module
  */
-import { endianness } from "node:os";
 import type { RecallVectorSegmentRow, SealedSegment } from "@verifiable-memory/db-schema";
 import { decryptVectorSegment, encryptVectorSegment } from "@verifiable-memory/envelope-crypto";
 import type { LeafRange } from "./segments.js";
@@ -60,11 +59,8 @@ export function encodeVectorSegment(vectors: readonly SegmentVector[]): Uint8Arr
   return out;
 }
 
-/** Whether this machine stores floats little-endian (the format's order): values copy as bytes. */
-const LITTLE_ENDIAN = endianness() === "LE";
-
 /**
- * Decodes a format-1 vector segment plaintext (the vectors are views of one fresh Float32Array).
+ * Decodes a format-1 vector segment plaintext (each vector a fresh Float32Array).
  * @throws RangeError when the plaintext is truncated or holds trailing bytes.
  */
 export function decodeVectorSegment(plaintext: Uint8Array): SegmentVector[] {
@@ -80,24 +76,20 @@ export function decodeVectorSegment(plaintext: Uint8Array): SegmentVector[] {
   need(8, count * (8 + 4 * dimensions));
   const valuesAt = 8 + 8 * count;
   let at = valuesAt + 4 * dimensions * count;
-  const all = new Float32Array(dimensions * count);
-  if (LITTLE_ENDIAN) {
-    // One copy of the values' bytes (aligned), then views: no per-component reads.
-    new Uint8Array(all.buffer).set(bytes.subarray(valuesAt, valuesAt + all.byteLength));
-  } else {
-    for (let i = 0; i < all.length; i++) {
-      all[i] = bytes.readFloatLE(valuesAt + 4 * i);
-    }
-  }
   const vectors: SegmentVector[] = [];
   for (let k = 0; k < count; k++) {
     need(at, 4);
     const length = bytes.readUInt32LE(at);
     need(at + 4, length);
+    const values = new Float32Array(dimensions);
+    const from = valuesAt + 4 * dimensions * k;
+    for (let i = 0; i < dimensions; i++) {
+      values[i] = bytes.readFloatLE(from + 4 * i);
+    }
     vectors.push({
       memoryId: bytes.toString("utf8", at + 4, at + 4 + length),
       leafIndex: bytes.readDoubleLE(8 + 8 * k),
-      values: all.subarray(dimensions * k, dimensions * (k + 1)),
+      values,
     });
     at += 4 + length;
   }

@@ -790,11 +790,26 @@ export interface components {
             verified: boolean;
             /** @enum {string|null} */
             reason: "not_anchored" | "root_mismatch" | "proof_invalid" | null;
+            /**
+             * @description what the memory was checked through: the owner's commitment account, or (for a memory only the checkpoint log covers yet) the checkpoint log account
+             * @enum {string}
+             */
+            path: "account" | "checkpoint_log";
             checkedAgainst: {
                 cluster: string;
                 programId: string;
                 account: string;
                 memoryCount: number;
+                nonce: number;
+                rootHash: string;
+            } | null;
+            /** @description the checkpoint log account as read (path checkpoint_log), else null */
+            checkpointLog: {
+                cluster: string;
+                programId: string;
+                /** @description the PDA ["checkpoint-log", authority] */
+                account: string;
+                size: number;
                 nonce: number;
                 rootHash: string;
             } | null;

@@ -152,12 +152,13 @@ export function fullRoot(leaves: readonly Uint8Array[]): string {
 }
 
 /**
- * An AnchorChain for tests that never read the chain: no commitment account exists, so `verify`
- * answers `not_anchored`.
+ * An AnchorChain for tests that never read the chain: no commitment or checkpoint log account
+ * exists, so `verify` answers `not_anchored`.
  */
 export const offlineChain: AnchorChain = {
   cluster: "localnet",
   programId: "11111111111111111111111111111111",
   commitmentAccount: (owner) => `commitment-of-${owner}`,
   readCommitment: async () => null,
+  readCheckpointLog: async () => null,
 };
