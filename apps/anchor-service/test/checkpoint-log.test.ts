@@ -161,4 +161,30 @@ describe("appendUserCheckpoints", () => {
       `${ORIGIN}/users/${late.ownerPubkey}`,
     ]);
   });
+
+  it("moves its cursor past anchored checkpoints already logged as sealed trees", async () => {
+    const user = await makeUser(t.db);
+    const sealed = {
+      userId: user.id,
+      owner: user.ownerPubkey,
+      treeSize: 5,
+      root: sha256(Uint8Array.of(5)),
+    };
+    expect((await appendUserCheckpoints(t.db, logKey, 100, [sealed]))?.appended).toBe(1);
+    await anchor(user, 5, 50_000);
+    const [row] = await t.sql<{ log_seq: string }[]>`
+      select log_seq from anchored_checkpoints where user_id = ${user.id} and tree_size = 5`;
+    expect(await appendUserCheckpoints(t.db, logKey)).toBeNull();
+    const [head] = await t.sql<{ log_seq_cursor: string }[]>`
+      select log_seq_cursor from checkpoint_log_heads order by tree_size desc limit 1`;
+    expect(head?.log_seq_cursor).toBe(row?.log_seq);
+
+    const root6 = await anchor(user, 6, 60_000);
+    const next = await appendUserCheckpoints(t.db, logKey);
+    expect(next?.appended).toBe(1);
+    const [entry] = await checkpointLogEntriesRange(t.db, (next?.head.treeSize ?? 1) - 1, 1);
+    expect(decoder.decode(entry)).toBe(
+      `${ORIGIN}/users/${user.ownerPubkey}\n6\n${encodeBase64(root6)}\n`,
+    );
+  });
 });

@@ -65,21 +65,27 @@ export type CheckpointLogAppendResult = {
   readonly appended: number;
 } | null;
 
-/** The cursor: the `log_seq` of the anchored checkpoint at the log's last entry that has one. */
+/**
+ * The cursor of a log whose latest head has none (appended before it was kept): the `log_seq` of
+ * the anchored checkpoint at the log's last entry that has one.
+ */
 const CURSOR_SQL = `select c.log_seq from checkpoint_log_entries e
   join anchored_checkpoints c on c.id = e.checkpoint_id
   order by e.leaf_index desc
   limit 1`;
 
-// Anchored checkpoints after the cursor whose (owner, size) is not logged yet (a sealed tree may
-// have been logged before the owner's account held it).
-const UNLOGGED_SQL = `select c.id, c.user_id, u.owner_pubkey, c.tree_size, c.root
+// Anchored checkpoints after the cursor, each with whether its (owner, size) is logged already (a
+// sealed tree may have been logged before the owner's account held it).
+const AFTER_CURSOR_SQL = `select c.id, c.user_id, u.owner_pubkey, c.tree_size, c.root, c.log_seq,
+    exists (select 1 from checkpoint_log_entries e
+      where e.user_id = c.user_id and e.tree_size = c.tree_size) as logged
   from anchored_checkpoints c
   join users u on u.id = c.user_id
-  where c.log_seq > $1 and not exists (select 1 from checkpoint_log_entries e
-    where e.user_id = c.user_id and e.tree_size = c.tree_size)
+  where c.log_seq > $1
   order by c.log_seq
   limit $2`;
+
+const SET_CURSOR_SQL = `update checkpoint_log_heads set log_seq_cursor = $1 where tree_size = $2`;
 
 const LOGGED_SIZES_SQL = `select user_id, max(tree_size) as size from checkpoint_log_entries
   where user_id in (select jsonb_array_elements_text($1::jsonb)) group by user_id`;
@@ -91,29 +97,37 @@ const SET_NOTES_SQL = `update checkpoint_log_entries e set note = u.note
   from jsonb_to_recordset($1::jsonb) as u(leaf_index bigint, note text)
   where e.leaf_index = u.leaf_index`;
 
-/** The candidates of one append: anchored checkpoints first, then sealed ones above every logged size. */
+/**
+ * The candidates of one append: anchored checkpoints first, then sealed ones above every logged
+ * size; and the cursor after them (the highest `log_seq` read, `cursor` when none).
+ */
 async function unlogged(
   tx: Executor,
   append: CheckpointLogAppend,
-  cursor: string | number,
-): Promise<UnloggedCheckpoint[]> {
+  cursor: number,
+): Promise<{ found: UnloggedCheckpoint[]; cursor: number }> {
   const rows = await rawQuery<{
     id: string;
     user_id: string;
     owner_pubkey: string;
     tree_size: string;
     root: Uint8Array;
-  }>(tx, UNLOGGED_SQL, [cursor, append.maxEntries]);
-  const found: UnloggedCheckpoint[] = rows.map((row) => ({
-    checkpointId: row.id,
-    userId: row.user_id,
-    owner: row.owner_pubkey,
-    treeSize: Number(row.tree_size),
-    root: bytesOf(row.root),
-  }));
+    log_seq: string;
+    logged: boolean;
+  }>(tx, AFTER_CURSOR_SQL, [cursor, append.maxEntries]);
+  const next = rows.length > 0 ? Number(rows[rows.length - 1]?.log_seq) : cursor;
+  const found: UnloggedCheckpoint[] = rows
+    .filter((row) => !row.logged)
+    .map((row) => ({
+      checkpointId: row.id,
+      userId: row.user_id,
+      owner: row.owner_pubkey,
+      treeSize: Number(row.tree_size),
+      root: bytesOf(row.root),
+    }));
   const sealed = append.sealed ?? [];
   if (sealed.length === 0 || found.length >= append.maxEntries) {
-    return found;
+    return { found, cursor: next };
   }
   const logged = new Map<string, number>();
   const sizes = await rawQuery<{ user_id: string; size: string }>(tx, LOGGED_SIZES_SQL, [
@@ -131,7 +145,7 @@ async function unlogged(
       logged.set(c.userId, c.treeSize);
     }
   }
-  return found;
+  return { found, cursor: next };
 }
 
 /** Signs entries appended before signed notes were stored (at most `maxEntries` per call). */
@@ -148,15 +162,23 @@ async function signStoredEntries(tx: Executor, append: CheckpointLogAppend): Pro
   }
 }
 
+/** The cursor of a log whose latest head keeps none: see {@link CURSOR_SQL} (0 when empty). */
+async function legacyCursor(tx: Executor): Promise<number> {
+  const [last] = await rawQuery<{ log_seq: string }>(tx, CURSOR_SQL, []);
+  return Number(last?.log_seq ?? 0);
+}
+
 /**
  * Appends to the checkpoint log, in ONE transaction under an advisory lock, the anchored user
- * checkpoints not yet logged (those whose `log_seq` is above the cursor, the `log_seq` of the last
- * entry's anchored checkpoint, and whose (owner, size) no entry holds; lowest first), then the
+ * checkpoints not yet logged (those whose `log_seq` is above the cursor and whose (owner, size) no
+ * entry holds; lowest first), then the
  * `sealed` checkpoints above every size logged for their user, at most `maxEntries` in all; stores
  * each entry with its signed note (`noteOf`) and records the log's new head, signed by `sign`.
  * Entries, completed perfect subtrees and the head commit together or not at all. Entries stored
- * without a note (before notes were kept) get theirs in the same transaction. Each append reads
- * only the new checkpoints (an index range scan on `log_seq`).
+ * without a note (before notes were kept) get theirs in the same transaction. The cursor is the
+ * highest `log_seq` an append has read, kept on the latest head (`log_seq_cursor`, moved on in
+ * place when every checkpoint read was logged already as a sealed tree), so each append reads only
+ * the checkpoints anchored since the last one (an index range scan on `log_seq`).
  *
  * The cursor never skips a checkpoint: `log_seq` values are drawn at insert, so a transaction may
  * commit a smaller one after a larger one became visible. The append therefore first locks
@@ -176,12 +198,15 @@ export async function appendCheckpointLog(
     await tx.execute(sql`select pg_advisory_xact_lock(${APPEND_LOCK})`);
     await tx.execute(sql`lock table anchored_checkpoints in share mode`);
     await signStoredEntries(tx, append);
-    const [last] = await rawQuery<{ log_seq: string }>(tx, CURSOR_SQL, []);
-    const candidates = await unlogged(tx, append, last?.log_seq ?? 0);
+    const previous = await latestCheckpointLogHead(tx);
+    const cursor = previous?.logSeqCursor ?? (await legacyCursor(tx));
+    const { found: candidates, cursor: next } = await unlogged(tx, append, cursor);
     if (candidates.length === 0) {
+      if (previous && next > cursor) {
+        await rawQuery(tx, SET_CURSOR_SQL, [next, previous.treeSize]);
+      }
       return null;
     }
-    const previous = await latestCheckpointLogHead(tx);
     const size = previous?.treeSize ?? 0;
     const source = checkpointLogNodeSource(tx);
     const range = CompactRange.fromState(size, [...(await source.getNodes(rangeNodes(0, size)))]);
@@ -209,7 +234,12 @@ export async function appendCheckpointLog(
     const root = range.root();
     const [head] = await tx
       .insert(checkpointLogHeads)
-      .values({ treeSize: range.size, root, note: append.sign(range.size, root) })
+      .values({
+        treeSize: range.size,
+        root,
+        note: append.sign(range.size, root),
+        logSeqCursor: next,
+      })
       .returning();
     return { head: head as CheckpointLogHead, appended: entries.length };
   });

@@ -66,6 +66,11 @@ export const checkpointLogHeads = pgTable("checkpoint_log_heads", {
   anchoredAt: timestampMs(),
   /** The checkpoint log account (PDA) the anchor wrote, base58. */
   anchorAccount: text(),
+  /**
+   * The appender's cursor: the highest `anchored_checkpoints.log_seq` it has read, logged or found
+   * logged already (kept on the latest head; null on heads from before it was kept).
+   */
+  logSeqCursor: bigint({ mode: "number" }),
 });
 
 /** A row of `checkpoint_log_heads`. */

@@ -1,0 +1,1 @@
+ALTER TABLE "checkpoint_log_heads" ADD COLUMN "log_seq_cursor" bigint;
