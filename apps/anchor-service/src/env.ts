@@ -56,10 +56,11 @@ export const EnvSchema = z.object({
   /** Users committed concurrently within one sweep. */
   ANCHOR_MAX_IN_FLIGHT: intVar(1, 256, 8),
   /**
-   * Milliseconds between batched commits of the per-user accounts (`commit_many`); 0 = each
-   * sealed user its own transaction every sweep (docs/protocol.md §7.6).
+   * Milliseconds between batched commits of the per-user accounts (`commit_many`), default one
+   * hour (meanwhile the checkpoint log anchors each sealed tree every interval); 0 = each sealed
+   * user its own transaction every sweep (docs/protocol.md §7.6).
    */
-  USER_ANCHOR_INTERVAL_MS: intVar(0, 604_800_000, 0),
+  USER_ANCHOR_INTERVAL_MS: intVar(0, 604_800_000, 3_600_000),
   /** Minimum milliseconds between two table maintenance passes of the leader. */
   MAINTENANCE_INTERVAL_MS: intVar(1_000, 86_400_000, 60_000),
   /** How long audit rows of grant uses with an unknown token are kept, ms (default 7 days). */

@@ -47,9 +47,10 @@ export interface SweepConfig {
   /** Users anchored concurrently (in batched mode: transactions in flight). */
   readonly maxInFlight: number;
   /**
-   * USER_ANCHOR_INTERVAL_MS: 0 (default) commits each sealed user in its own transaction, every
-   * sweep; above 0, sealed users are committed together with `commit_many` once per interval,
-   * and a sealed user without an account at once (docs/protocol.md §7.6).
+   * USER_ANCHOR_INTERVAL_MS: 0 (the default of this config; the service's is one hour) commits
+   * each sealed user in its own transaction, every sweep; above 0, sealed users are committed
+   * together with `commit_many` once per interval, and a sealed user without an account at once
+   * (docs/protocol.md §7.6).
    */
   readonly userAnchorIntervalMs?: number;
 }

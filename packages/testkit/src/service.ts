@@ -209,6 +209,8 @@ export async function startLocalService<F extends ServiceFront | undefined = und
       ANCHOR_INTERVAL_MS: "500",
       SEAL_MAX_PENDING: "1",
       SEAL_MAX_AGE_MS: "1",
+      // No log key here, so no checkpoint log: every sealed user is committed each sweep.
+      USER_ANCHOR_INTERVAL_MS: "0",
       LOG_LEVEL: "warn",
     });
     apps.push(anchor);
