@@ -77,6 +77,9 @@ async function startInstance(): Promise<Instance> {
       ANCHOR_PORT: String(port),
       ANCHOR_INTERVAL_MS: String(INTERVAL_MS),
       SEAL_MAX_AGE_MS: "0",
+      // Leader election, not batching: each sweep commits every sealed user (the default batches
+      // existing users once an hour, and this test anchors their later writes after a takeover).
+      USER_ANCHOR_INTERVAL_MS: "0",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
