@@ -30,8 +30,9 @@ import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
 import { requestAirdrop } from "@verifiable-memory/litesvm-rpc";
 import {
+  createLogger,
   describeSupervisorEvent,
-  handleShutdownSignals,
+  ShutdownCoordinator,
   type SupervisedChild,
   Supervisor,
 } from "@verifiable-memory/runtime";
@@ -94,22 +95,20 @@ const supervisor = new Supervisor({
     }
   },
 });
-let stopping = false;
-
-async function shutdown(code: number): Promise<never> {
-  if (stopping) {
-    return new Promise<never>(() => {});
-  }
-  stopping = true;
-  console.log("[start] stopping…");
-  await supervisor.stop();
-  console.log("[start] stopped");
-  process.exit(code);
-}
-
-// shutdown() handles SIGINT/SIGTERM/SIGHUP: the apps drain first, then the chain, then PostgreSQL.
-handleShutdownSignals(() => void shutdown(0));
-void supervisor.gaveUp.then(() => shutdown(1));
+// SIGINT/SIGTERM/SIGHUP stop the supervisor: the apps drain first, then the chain, then
+// PostgreSQL. Its children (the PostgreSQL host above all) stop only through it, so a second
+// signal is ignored and there is no time limit.
+const shutdown = new ShutdownCoordinator({
+  name: "start",
+  logger: createLogger({ service: "start", output: process.stderr }),
+  timeoutMs: null,
+  secondSignal: "ignore",
+  onStopping: () => console.log("[start] stopping…"),
+  onStopped: () => console.log("[start] stopped"),
+});
+shutdown.listen();
+shutdown.onShutdown("supervisor", () => supervisor.stop());
+void supervisor.gaveUp.then(() => shutdown.stop("the supervisor gave up", 1));
 
 /** The bundle of the build target named `name` (made current by ensureBuilt below). */
 function built(name: string): string {
@@ -206,7 +205,7 @@ try {
   console.log("[start] Ctrl-C stops everything");
 } catch (error) {
   console.error(`[start] ${(error as Error).message}`);
-  await shutdown(1);
+  await shutdown.stop("start-up failed", 1);
 }
 
 /**

@@ -7,7 +7,10 @@
  * registration order (what started last stops first), each awaited, all together within a
  * timeout, then exits 0 (1 when a hook failed or the timeout passed). A second signal exits at
  * once with 128 + the signal's number. A signal that arrives while the service is still starting
- * is held until start-up has finished, then stops it the same way.
+ * is held until start-up has finished, then stops it the same way. A launcher whose children
+ * stop only through it (`pnpm start`) sets {@link ShutdownOptions.secondSignal} to `ignore` and
+ * {@link ShutdownOptions.timeoutMs} to `null`, and stops with its own exit code
+ * ({@link ShutdownCoordinator.stop}).
  * @module
  */
 import { constants } from "node:os";
@@ -27,8 +30,27 @@ export interface ShutdownOptions {
   /** The service's name in log lines (`<name> stopping`, `<name> stopped`). */
   readonly name: string;
   readonly logger: Logger;
-  /** How long all hooks may take together, in ms; default {@link SHUTDOWN_TIMEOUT_MS}. */
-  readonly timeoutMs?: number;
+  /**
+   * How long all hooks may take together, in ms; default {@link SHUTDOWN_TIMEOUT_MS}; `null`:
+   * no limit (the hooks are awaited however long they take).
+   */
+  readonly timeoutMs?: number | null;
+  /**
+   * What a signal does once stopping has begun: `exit` (default) exits at once with 128 + the
+   * signal's number; `ignore` lets the running hooks finish (for a process whose children only
+   * stop through it, which exiting early would orphan).
+   */
+  readonly secondSignal?: "exit" | "ignore";
+  /**
+   * When given, called with the reason in place of the `<name> stopping` log line (a launcher
+   * printing its own lines).
+   */
+  readonly onStopping?: (reason: string) => void;
+  /**
+   * When given, called with whether every hook succeeded within the timeout, in place of the
+   * `<name> stopped` log line, just before the exit.
+   */
+  readonly onStopped?: (ok: boolean) => void;
 }
 
 /** What a service's start-up registers its shutdown work with. */
@@ -43,12 +65,16 @@ export interface ServiceContext {
 
 /**
  * The one shutdown of a process: hooks registered in order, run once in reverse order on the
- * first signal (or {@link stop}), with a timeout; a second signal exits at once.
+ * first signal (or {@link stop}), with a timeout; a second signal exits at once (or, with
+ * `secondSignal: "ignore"`, is ignored).
  */
 export class ShutdownCoordinator implements ServiceContext {
   readonly logger: Logger;
   readonly #name: string;
-  readonly #timeoutMs: number;
+  readonly #timeoutMs: number | null;
+  readonly #secondSignal: "exit" | "ignore";
+  readonly #onStopping: ((reason: string) => void) | undefined;
+  readonly #onStopped: ((ok: boolean) => void) | undefined;
   readonly #hooks: { readonly name: string; readonly hook: ShutdownHook }[] = [];
   #signals = 0;
   #starting = false;
@@ -58,7 +84,10 @@ export class ShutdownCoordinator implements ServiceContext {
   constructor(options: ShutdownOptions) {
     this.#name = options.name;
     this.logger = options.logger;
-    this.#timeoutMs = options.timeoutMs ?? SHUTDOWN_TIMEOUT_MS;
+    this.#timeoutMs = options.timeoutMs === undefined ? SHUTDOWN_TIMEOUT_MS : options.timeoutMs;
+    this.#secondSignal = options.secondSignal ?? "exit";
+    this.#onStopping = options.onStopping;
+    this.#onStopped = options.onStopped;
   }
 
   /** {@inheritDoc ServiceContext.onShutdown} */
@@ -97,20 +126,32 @@ export class ShutdownCoordinator implements ServiceContext {
 
   /**
    * Runs the hooks once (later calls wait for nothing and return), in reverse registration
-   * order within the timeout, then exits: 0, or 1 when a hook threw or the timeout passed.
+   * order within the timeout, then exits: `code` (default 0; a launcher passes 1 when its
+   * start-up failed or its supervisor gave up), or 1 when a hook threw or the timeout passed.
    */
-  async stop(reason: string): Promise<void> {
+  async stop(reason: string, code = 0): Promise<void> {
     if (this.#stopping) {
       return;
     }
     this.#stopping = true;
-    this.logger.info({ reason }, `${this.#name} stopping`);
+    if (this.#onStopping) {
+      this.#onStopping(reason);
+    } else {
+      this.logger.info({ reason }, `${this.#name} stopping`);
+    }
     const ok = await this.#runHooks();
-    this.logger[ok ? "info" : "error"](`${this.#name} stopped`);
-    process.exit(ok ? 0 : 1);
+    if (this.#onStopped) {
+      this.#onStopped(ok);
+    } else {
+      this.logger[ok ? "info" : "error"](`${this.#name} stopped`);
+    }
+    process.exit(ok ? code : 1);
   }
 
   #onSignal(signal: NodeJS.Signals): void {
+    if (this.#stopping && this.#secondSignal === "ignore") {
+      return;
+    }
     this.#signals += 1;
     if (this.#signals > 1) {
       this.logger.warn({ signal }, `${this.#name}: second signal, exiting at once`);
@@ -138,14 +179,19 @@ export class ShutdownCoordinator implements ServiceContext {
         }
       }
     };
+    const timeoutMs = this.#timeoutMs;
+    if (timeoutMs === null) {
+      await run();
+      return ok;
+    }
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), this.#timeoutMs);
+      timer = setTimeout(() => resolve("timeout"), timeoutMs);
     });
     const outcome = await Promise.race([run(), timedOut]);
     clearTimeout(timer);
     if (outcome === "timeout") {
-      this.logger.error({ timeoutMs: this.#timeoutMs }, "shutdown timed out");
+      this.logger.error({ timeoutMs }, "shutdown timed out");
       return false;
     }
     return ok;

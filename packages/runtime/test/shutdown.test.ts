@@ -1,7 +1,9 @@
 /**
  * The shutdown coordinator and runService in real child processes (test/fixtures/service.ts):
  * hooks in reverse registration order on SIGTERM, the timeout, a second signal exiting at once,
- * a signal during start-up, a failed start-up, and the one bad-configuration format.
+ * a signal during start-up, a failed start-up, and the one bad-configuration format; and the
+ * launcher's options (test/fixtures/launcher.ts): second signal ignored, no timeout, own lines,
+ * own exit code.
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -12,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 
 const fixture = fileURLToPath(new URL("./fixtures/service.ts", import.meta.url));
+const launcher = fileURLToPath(new URL("./fixtures/launcher.ts", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "runtime-shutdown-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -20,14 +23,14 @@ interface Run {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stdout(): string;
   stderr(): string;
-  /** The `msg` of every JSON line on stdout, in order. */
+  /** The `msg` of every JSON line on stdout (a plain line as is), in order. */
   messages(): string[];
   /** Resolves once stdout holds a line whose msg is `msg`. */
   waitFor(msg: string): Promise<void>;
 }
 
-function run(env: Record<string, string>): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", fixture], {
+function run(env: Record<string, string>, script = fixture): Run {
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -38,7 +41,9 @@ function run(env: Record<string, string>): Run {
     stdout
       .split("\n")
       .filter((line) => line.trim() !== "")
-      .map((line) => String((JSON.parse(line) as { msg: unknown }).msg));
+      .map((line) =>
+        line.startsWith("{") ? String((JSON.parse(line) as { msg: unknown }).msg) : line,
+      );
   child.stdout?.on("data", (chunk) => {
     stdout += String(chunk);
     for (const waiter of waiters.splice(0)) {
@@ -145,5 +150,40 @@ describe("runService", () => {
       variables: ["A_VAR", "B_VAR"],
       msg: "invalid configuration:\n  A_VAR: is required\n  B_VAR: must be a port",
     });
+  });
+});
+
+describe("ShutdownCoordinator as a launcher uses it", () => {
+  it("ignores a second signal while stopping, waits for the hooks without a limit, prints its own lines", async () => {
+    const releaseFile = join(scratch, "release");
+    const service = run({ FIXTURE_RELEASE_FILE: releaseFile }, launcher);
+    await service.waitFor("started");
+    service.child.kill("SIGTERM");
+    await service.waitFor("hook second");
+    service.child.kill("SIGINT");
+    await service.waitFor("got SIGINT");
+    writeFileSync(releaseFile, "");
+    expect(await service.exited).toEqual({ code: 0, signal: null });
+    expect(service.messages()).toEqual([
+      "started",
+      "[launcher] stopping…",
+      "hook second",
+      "got SIGINT",
+      "hook first",
+      "[launcher] stopped",
+    ]);
+    expect(service.stderr()).toBe("");
+  });
+
+  it("exits with the code given to stop() when every hook succeeds", async () => {
+    const service = run({ FIXTURE_STOP_CODE: "1" }, launcher);
+    expect(await service.exited).toEqual({ code: 1, signal: null });
+    expect(service.messages()).toEqual([
+      "started",
+      "[launcher] stopping…",
+      "hook second",
+      "hook first",
+      "[launcher] stopped",
+    ]);
   });
 });
