@@ -64,10 +64,6 @@ const env: NodeJS.ProcessEnv = {
   ...(parseEnv(readFileSync(envFile, "utf8")) as NodeJS.ProcessEnv),
   ...process.env,
 };
-// Local development commits every sealed user each sweep (as with the fast ANCHOR_INTERVAL_MS
-// of the first run), so `pnpm demo` sees each owner's account cover its memories within seconds;
-// the service's default is one batched pass an hour (docs/protocol.md §10). A setting wins.
-env.USER_ANCHOR_INTERVAL_MS ??= "0";
 const dataDir = resolve(base, env.DATA_DIR ?? "./.data");
 env.DATA_DIR = dataDir;
 const authoritySetting = env.AUTHORITY_KEYPAIR_PATH;
