@@ -113,6 +113,9 @@ function launcherEnv(): NodeJS.ProcessEnv {
     PUBLIC_BASE_URL: `http://127.0.0.1:${ports.core}`,
     ANCHOR_INTERVAL_MS: "500",
     SEAL_MAX_AGE_MS: "500",
+    // These tests follow each owner's commitment account within seconds; the service's one-hour
+    // batched pass and the checkpoint-log path are covered by e2e/checkpoint-log and `pnpm demo`.
+    USER_ANCHOR_INTERVAL_MS: "0",
   };
 }
 
