@@ -15,7 +15,9 @@
 import { spawn } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { newSolanaKeypair, startLocalService } from "@verifiable-memory/testkit";
+// The service start-up alone: the package's main entry also loads its vitest helpers, which need
+// a running vitest.
+import { newSolanaKeypair, startLocalService } from "@verifiable-memory/testkit/service";
 import { installPackedPackages } from "../scripts/lib/dist-install.js";
 import { WORKSPACE_ROOT } from "../scripts/lib/workspace.js";
 import { type Figure, median, printFigures } from "./lib.js";
