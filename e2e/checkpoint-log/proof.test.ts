@@ -1,86 +1,35 @@
-/**
- * Proofs through the checkpoint log (docs/protocol.md §6.1 "The proof bundle", §13.5 "The
- * checkpoint log"): core-api over real HTTP on real PostgreSQL, the local chain with the real
- * commitment program, and the anchor service's own sweep and checkpoint-log step in batched mode
- * (USER_ANCHOR_INTERVAL_MS = one hour). A memory written after the user's first anchor is covered
- * only through the checkpoint log until the next batched pass: its bundle's `checkpointLog`
- * checks out part by part against the log key and the checkpoint log account read from the chain.
- */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Connection, Keypair } from "@solana/web3.js";
-import {
-  anchorCheckpointLog,
-  type CheckpointLogDeps,
-  createMetrics,
-  runSweep,
-  type UserAnchorState,
-} from "@verifiable-memory/anchor-service";
+import type { UserAnchorState } from "@verifiable-memory/anchor-service";
 import { createClient, type ProofBundle, type SvcClient } from "@verifiable-memory/client";
 import { LOCAL_PROGRAM_ID } from "@verifiable-memory/commitment-program";
 import { fromHex, hashLeaf, rootFromInclusionProof, toHex } from "@verifiable-memory/merkle-log";
-import {
-  generateSigner,
-  openCheckpoint,
-  parseCheckpoint,
-  parseVerifierKey,
-} from "@verifiable-memory/signed-note";
-import pino from "pino";
+import { openCheckpoint, parseCheckpoint, parseVerifierKey } from "@verifiable-memory/signed-note";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Chain, type CoreApp, startChain, startCoreApi } from "../_apps.js";
+import type { Chain, CoreApp } from "../_apps.js";
+import {
+  type CheckpointLogService,
+  HOUR,
+  ORIGIN,
+  signer,
+  startCheckpointLogService,
+} from "./_service.js";
 
-const ORIGIN = "localhost:8787/tlog";
-const HOUR = 3_600_000;
-const signer = generateSigner(ORIGIN);
-const logKey: CheckpointLogDeps["logKey"] = { origin: ORIGIN, signer, verifiers: [signer] };
-const logger = pino({ level: "silent" });
 const encoder = new TextEncoder();
-
+let service: CheckpointLogService;
 let t: CoreApp;
 let chain: Chain;
-let dir: string;
 
 beforeAll(async () => {
-  chain = await startChain();
-  dir = await mkdtemp(join(tmpdir(), "e2e-checkpoint-log-"));
-  const keyPath = join(dir, "log-signing.key");
-  await writeFile(keyPath, `${signer.skey}\n`);
-  t = await startCoreApi({
-    env: {
-      CHAIN_RPC_URL: chain.url,
-      SIWS_CHAIN_ID: "localnet",
-      LOG_ORIGIN: ORIGIN,
-      LOG_SIGNING_KEY_PATH: keyPath,
-    },
-  });
+  service = await startCheckpointLogService();
+  ({ t, chain } = service);
 });
 afterAll(async () => {
-  await t?.close();
-  await chain?.close();
-  if (dir) {
-    await rm(dir, { recursive: true, force: true });
-  }
+  await service?.close();
 });
 
 /** One interval of the anchor service's leader: the batched sweep, then the checkpoint-log step. */
-async function interval(state: UserAnchorState) {
-  const report = await runSweep({
-    db: t.db,
-    chain: chain.client,
-    logger,
-    userAnchorState: state,
-    config: { sealMaxPending: 1, sealMaxAgeMs: 0, maxInFlight: 4, userAnchorIntervalMs: HOUR },
-  });
-  const log = await anchorCheckpointLog({
-    db: t.db,
-    logKey,
-    chain: chain.client,
-    logger,
-    metrics: createMetrics({ db: t.db, intervalMs: 30_000 }),
-    sealed: report.waiting,
-  });
-  return { report, log };
+function interval(state: UserAnchorState) {
+  return service.interval(state);
 }
 
 /** Checks every part of a bundle's checkpoint-log path; returns the entry's parsed checkpoint. */

@@ -1,81 +1,26 @@
-/**
- * The failure answers of `GET /memories/:id/verify` on the checkpoint-log path, end to end
- * (docs/protocol.md §6.5 "The convenience check", §13.5 "The checkpoint log"): core-api over real
- * HTTP on real PostgreSQL with a log key, the local chain with the real commitment program, and
- * the anchor service's batched sweep (USER_ANCHOR_INTERVAL_MS one hour, so the owner's account
- * keeps its first checkpoint) and checkpoint-log step. Each case damages one stored row the
- * server builds the bundle from (a checkpoint log entry, node or head), asks the server, and puts
- * the row back: every reason the check can give on that path (`not_anchored`, `proof_invalid`,
- * `root_mismatch`) is reached, and the account larger than the bundle's head is rebuilt from the
- * stored log (verified), or refused when the stored log does not reach it.
- */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
-import {
-  anchorCheckpointLog,
-  type CheckpointLogDeps,
-  createMetrics,
-  runSweep,
-  type UserAnchorState,
-} from "@verifiable-memory/anchor-service";
+import type { UserAnchorState } from "@verifiable-memory/anchor-service";
 import { createClient, type SvcClient } from "@verifiable-memory/client";
 import { toHex } from "@verifiable-memory/merkle-log";
-import { generateSigner } from "@verifiable-memory/signed-note";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Chain, type CoreApp, startChain, startCoreApi } from "../_apps.js";
+import type { Chain, CoreApp } from "../_apps.js";
+import { type CheckpointLogService, startCheckpointLogService } from "./_service.js";
 
-const ORIGIN = "localhost:8787/tlog";
-const HOUR = 3_600_000;
-const signer = generateSigner(ORIGIN);
-const logKey: CheckpointLogDeps["logKey"] = { origin: ORIGIN, signer, verifiers: [signer] };
-const logger = pino({ level: "silent" });
-
+let service: CheckpointLogService;
 let t: CoreApp;
 let chain: Chain;
-let dir: string;
 
 beforeAll(async () => {
-  chain = await startChain();
-  dir = await mkdtemp(join(tmpdir(), "e2e-checkpoint-log-verify-failures-"));
-  const keyPath = join(dir, "log-signing.key");
-  await writeFile(keyPath, `${signer.skey}\n`);
-  t = await startCoreApi({
-    env: {
-      CHAIN_RPC_URL: chain.url,
-      SIWS_CHAIN_ID: "localnet",
-      LOG_ORIGIN: ORIGIN,
-      LOG_SIGNING_KEY_PATH: keyPath,
-    },
-  });
+  service = await startCheckpointLogService();
+  ({ t, chain } = service);
 });
 afterAll(async () => {
-  await t?.close();
-  await chain?.close();
-  if (dir) {
-    await rm(dir, { recursive: true, force: true });
-  }
+  await service?.close();
 });
 
-/** One interval of the anchor service's leader: the batched sweep, then the checkpoint-log step. */
+/** One interval; its checkpoint-log step's report. */
 async function interval(state: UserAnchorState) {
-  const report = await runSweep({
-    db: t.db,
-    chain: chain.client,
-    logger,
-    userAnchorState: state,
-    config: { sealMaxPending: 1, sealMaxAgeMs: 0, maxInFlight: 4, userAnchorIntervalMs: HOUR },
-  });
-  return anchorCheckpointLog({
-    db: t.db,
-    logKey,
-    chain: chain.client,
-    logger,
-    metrics: createMetrics({ db: t.db, intervalMs: 30_000 }),
-    sealed: report.waiting,
-  });
+  return (await service.interval(state)).log;
 }
 
 /** Runs `sql` on the test database. */

@@ -12,81 +12,45 @@
  * public `GET /tlog/consistency`.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Keypair } from "@solana/web3.js";
-import {
-  anchorCheckpointLog,
-  type CheckpointLogDeps,
-  createMetrics,
-  runSweep,
-  type UserAnchorState,
-} from "@verifiable-memory/anchor-service";
+import type { UserAnchorState } from "@verifiable-memory/anchor-service";
 import { createClient, type ProofBundle, type SvcClient } from "@verifiable-memory/client";
 import { verify, verifyProof } from "@verifiable-memory/client/verify";
 import { clientBackend } from "@verifiable-memory/mcp";
 import { toHex } from "@verifiable-memory/merkle-log";
 import { generateSigner } from "@verifiable-memory/signed-note";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Chain, type CoreApp, startChain, startCoreApi } from "../_apps.js";
+import type { Chain, CoreApp } from "../_apps.js";
 import { newCliUser, runSvc } from "../cli/_svc.js";
+import {
+  type CheckpointLogService,
+  ORIGIN,
+  signer,
+  startCheckpointLogService,
+} from "./_service.js";
 
 const run = promisify(execFile);
 const BIN = fileURLToPath(new URL("../../packages/verifier/bin/svc-verify.js", import.meta.url));
-const ORIGIN = "localhost:8787/tlog";
-const HOUR = 3_600_000;
-const signer = generateSigner(ORIGIN);
-const logKey: CheckpointLogDeps["logKey"] = { origin: ORIGIN, signer, verifiers: [signer] };
-const logger = pino({ level: "silent" });
-
+let service: CheckpointLogService;
 let t: CoreApp;
 let chain: Chain;
 let dir: string;
 
 beforeAll(async () => {
-  chain = await startChain();
-  dir = await mkdtemp(join(tmpdir(), "e2e-checkpoint-log-verify-"));
-  const keyPath = join(dir, "log-signing.key");
-  await writeFile(keyPath, `${signer.skey}\n`);
-  t = await startCoreApi({
-    env: {
-      CHAIN_RPC_URL: chain.url,
-      SIWS_CHAIN_ID: "localnet",
-      LOG_ORIGIN: ORIGIN,
-      LOG_SIGNING_KEY_PATH: keyPath,
-    },
-  });
+  service = await startCheckpointLogService();
+  ({ t, chain, dir } = service);
 });
 afterAll(async () => {
-  await t?.close();
-  await chain?.close();
-  if (dir) {
-    await rm(dir, { recursive: true, force: true });
-  }
+  await service?.close();
 });
 
 /** One interval of the anchor service's leader: the batched sweep, then the checkpoint-log step. */
-async function interval(state: UserAnchorState) {
-  const report = await runSweep({
-    db: t.db,
-    chain: chain.client,
-    logger,
-    userAnchorState: state,
-    config: { sealMaxPending: 1, sealMaxAgeMs: 0, maxInFlight: 4, userAnchorIntervalMs: HOUR },
-  });
-  const log = await anchorCheckpointLog({
-    db: t.db,
-    logKey,
-    chain: chain.client,
-    logger,
-    metrics: createMetrics({ db: t.db, intervalMs: 30_000 }),
-    sealed: report.waiting,
-  });
-  return { report, log };
+function interval(state: UserAnchorState) {
+  return service.interval(state);
 }
 
 /** svc-verify on `bundle` with `flags`: its exit status and output. */
