@@ -86,6 +86,25 @@ async function forkReports(metrics: AnchorMetrics): Promise<number> {
   return values.find((v) => v.labels.kind === "checkpoint_log_fork")?.value ?? 0;
 }
 
+/**
+ * Why pg_dump cannot back `db` up here, or null. pg_dump refuses a server of a newer major
+ * version, and a machine running only the embedded PostgreSQL may have no client tools at all.
+ */
+async function backupUnavailable(db: TestDatabase): Promise<string | null> {
+  let version: string;
+  try {
+    version = execFileSync("pg_dump", ["--version"], { encoding: "utf8" });
+  } catch {
+    return "pg_dump is not installed";
+  }
+  const client = Number(/(\d+)\./.exec(version)?.[1]);
+  const rows = (await db.db.execute("show server_version_num")) as unknown as {
+    server_version_num: string;
+  }[];
+  const server = Math.floor(Number(rows[0]?.server_version_num) / 10_000);
+  return client >= server ? null : `pg_dump ${client} cannot dump PostgreSQL ${server}`;
+}
+
 /** A real backup: pg_dump of the whole database, as plain SQL. */
 function backup(db: TestDatabase): string {
   return execFileSync("pg_dump", ["--no-owner", "--no-privileges", "-d", db.url], {
@@ -106,6 +125,7 @@ async function restore(dump: string): Promise<TestDatabase> {
 }
 
 let dumpAfterFirst = "";
+let noBackup: string | null = null;
 
 describe("anchoring the checkpoint log", () => {
   it("puts the signed head's root and size in the account; the next interval advances size and nonce", async () => {
@@ -134,7 +154,10 @@ describe("anchoring the checkpoint log", () => {
     // Nothing new: no transaction, the account unchanged.
     expect(await anchorCheckpointLog(deps(t.db))).toEqual({ outcome: "current", size: 2 });
     expect((await chain.readCheckpointLog())?.nonce).toBe(1);
-    dumpAfterFirst = backup(t);
+    noBackup = await backupUnavailable(t);
+    if (noBackup === null) {
+      dumpAfterFirst = backup(t);
+    }
 
     await seedMemories(t.db, a, 2);
     await sweep(t.db);
@@ -152,7 +175,11 @@ describe("anchoring the checkpoint log", () => {
     verifyConsistency(2, 3, proof, signed1.rootHash, signed2.rootHash);
   });
 
-  it("refuses a database restored from a backup the account has moved past", async () => {
+  it("refuses a database restored from a backup the account has moved past", async (ctx) => {
+    if (noBackup !== null) {
+      console.warn(`checkpoint-log anchor: skipped the backup test (${noBackup})`);
+      ctx.skip();
+    }
     expect(dumpAfterFirst).not.toBe("");
     const restored = await restore(dumpAfterFirst);
     expect((await latestCheckpointLogHead(restored.db))?.treeSize).toBe(2);
