@@ -3,20 +3,13 @@
  * every request, newest-first listing, idempotent revocation, throttled last-use updates.
  * @module
  */
-import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { type ApiKey, type ApiKeyScope, apiKeys } from "../schema/api-keys.js";
 import { type User, users } from "../schema/users.js";
-import {
-  decodeTimeCursor,
-  encodeTimeCursor,
-  type Page,
-  type PageOptions,
-  pageLimit,
-  toPage,
-} from "./_pagination.js";
+import type { Page, PageOptions } from "./_pagination.js";
 import { builtOncePer } from "./_prepared.js";
-import { timestamptz } from "./_sql.js";
+import { newestFirstPage, revokeUserRow } from "./_user-rows.js";
 
 /** Input of {@link insertApiKey}. */
 export interface NewApiKey {
@@ -105,22 +98,14 @@ export async function listApiKeys(
   userId: string,
   options: PageOptions = {},
 ): Promise<Page<ApiKey>> {
-  const limit = pageLimit(options.limit);
-  const after = options.cursor ? decodeTimeCursor("api_keys", options.cursor) : null;
+  const keyset = newestFirstPage("api_keys", apiKeys, options);
   const rows = await db
     .select()
     .from(apiKeys)
-    .where(
-      and(
-        eq(apiKeys.userId, userId),
-        after
-          ? sql`(${apiKeys.createdAt}, ${apiKeys.id}) < (${timestamptz(after.createdAt)}, ${after.id})`
-          : undefined,
-      ),
-    )
-    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-    .limit(limit + 1);
-  return toPage(rows, limit, (last) => encodeTimeCursor("api_keys", last.createdAt, last.id));
+    .where(and(eq(apiKeys.userId, userId), keyset.after))
+    .orderBy(...keyset.orderBy)
+    .limit(keyset.fetch);
+  return keyset.page(rows);
 }
 
 /**
@@ -133,12 +118,7 @@ export async function revokeApiKey(
   id: string,
   now: Date = new Date(),
 ): Promise<boolean> {
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${timestamptz(now)})` })
-    .where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id)))
-    .returning({ id: apiKeys.id });
-  return rows.length === 1;
+  return revokeUserRow(db, apiKeys, userId, id, now);
 }
 
 /**

@@ -3,11 +3,11 @@
  * read per request by token hash, and revocation on logout.
  * @module
  */
-import { and, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, or } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { type ExtensionSession, extensionSessions } from "../schema/extension-sessions.js";
 import { type User, users } from "../schema/users.js";
-import { timestamptz } from "./_sql.js";
+import { revokeUserRow } from "./_user-rows.js";
 
 /** Input of {@link insertExtensionSession}. */
 export interface NewExtensionSession {
@@ -64,12 +64,7 @@ export async function revokeExtensionSession(
   id: string,
   now: Date = new Date(),
 ): Promise<boolean> {
-  const rows = await db
-    .update(extensionSessions)
-    .set({ revokedAt: sql`coalesce(${extensionSessions.revokedAt}, ${timestamptz(now)})` })
-    .where(and(eq(extensionSessions.userId, userId), eq(extensionSessions.id, id)))
-    .returning({ id: extensionSessions.id });
-  return rows.length === 1;
+  return revokeUserRow(db, extensionSessions, userId, id, now);
 }
 
 /**

@@ -16,15 +16,14 @@ import { type GrantAuditRow, type GrantOutcome, grantAudit } from "../schema/gra
 import { users } from "../schema/users.js";
 import {
   decodeNumberCursor,
-  decodeTimeCursor,
   encodeNumberCursor,
-  encodeTimeCursor,
   type Page,
   type PageOptions,
   pageLimit,
   toPage,
 } from "./_pagination.js";
 import { likePrefix, timestamptz } from "./_sql.js";
+import { newestFirstPage, revokeUserRow } from "./_user-rows.js";
 
 /** A sealed grant query: the two columns `query_ciphertext` and `query_iv`. */
 export interface SealedGrantQuery {
@@ -129,8 +128,7 @@ export async function listGrants(
   userId: string,
   options: PageOptions & { readonly confinedTo?: string | null } = {},
 ): Promise<Page<GrantWithCreator>> {
-  const limit = pageLimit(options.limit);
-  const after = options.cursor ? decodeTimeCursor("grants", options.cursor) : null;
+  const keyset = newestFirstPage("grants", capabilityGrants, options);
   const rows = await db
     .select(withCreator)
     .from(capabilityGrants)
@@ -138,17 +136,15 @@ export async function listGrants(
     .where(
       and(
         eq(capabilityGrants.userId, userId),
-        after
-          ? sql`(${capabilityGrants.createdAt}, ${capabilityGrants.id}) < (${timestamptz(after.createdAt)}, ${after.id})`
-          : undefined,
+        keyset.after,
         options.confinedTo == null
           ? undefined
           : sql`${capabilityGrants.operation}->>'namespacePrefix' like ${likePrefix(options.confinedTo)}`,
       ),
     )
-    .orderBy(desc(capabilityGrants.createdAt), desc(capabilityGrants.id))
-    .limit(limit + 1);
-  return toPage(rows, limit, (last) => encodeTimeCursor("grants", last.createdAt, last.id));
+    .orderBy(...keyset.orderBy)
+    .limit(keyset.fetch);
+  return keyset.page(rows);
 }
 
 /**
@@ -161,12 +157,7 @@ export async function revokeGrant(
   id: string,
   now: Date = new Date(),
 ): Promise<boolean> {
-  const rows = await db
-    .update(capabilityGrants)
-    .set({ revokedAt: sql`coalesce(${capabilityGrants.revokedAt}, ${timestamptz(now)})` })
-    .where(and(eq(capabilityGrants.userId, userId), eq(capabilityGrants.id, id)))
-    .returning({ id: capabilityGrants.id });
-  return rows.length === 1;
+  return revokeUserRow(db, capabilityGrants, userId, id, now);
 }
 
 /** Result of {@link useGrant}. */
