@@ -7,11 +7,10 @@
  * to another user or another leaf range does not open. Same IV bound as the bodies (body.ts).
  * @module
  */
-import { checkBytes, checkField, encodeAad, SEGMENT_AAD, SEGMENT_VERSION } from "./_format.js";
-import { gcmOpen, gcmSeal, IV_BYTES, KEY_BYTES, TAG_BYTES } from "./_gcm.js";
+import { checkField, encodeAad, SEGMENT_AAD, SEGMENT_VERSION } from "./_format.js";
+import { leafRangeField, leafRangeKind, openLeafRange, sealLeafRange } from "./_leaf-range-seal.js";
 import { pooledRandom, type RandomSource } from "./_random.js";
 import type { SealedBody } from "./body.js";
-import { DecryptionError } from "./errors.js";
 
 /** What a segment is bound to: its owner and the leaf range [firstLeaf, endLeaf) it covers. */
 export interface SegmentContext {
@@ -20,7 +19,7 @@ export interface SegmentContext {
   endLeaf: number;
 }
 
-const VERSION_PREFIX = Uint8Array.of(SEGMENT_VERSION);
+const SEGMENT = leafRangeKind(SEGMENT_VERSION, "segment");
 
 /**
  * Seals a segment plaintext under the user's data key with a fresh random IV.
@@ -34,13 +33,7 @@ export function encryptSegment(
   context: SegmentContext,
   random: RandomSource = pooledRandom,
 ): SealedBody {
-  checkBytes(dataKey, KEY_BYTES, "dataKey");
-  if (!(plaintext instanceof Uint8Array)) {
-    throw new TypeError("plaintext must be a Uint8Array");
-  }
-  const aad = segmentAad(context);
-  const iv = checkBytes(random(IV_BYTES), IV_BYTES, "random(12) output");
-  return { ciphertext: gcmSeal(dataKey, iv, plaintext, aad, VERSION_PREFIX), iv };
+  return sealLeafRange(SEGMENT, dataKey, plaintext, () => segmentAad(context), random);
 }
 
 /**
@@ -54,35 +47,10 @@ export function decryptSegment(
   sealed: SealedBody,
   context: SegmentContext,
 ): Uint8Array {
-  checkBytes(dataKey, KEY_BYTES, "dataKey");
-  const { ciphertext, iv } = sealed;
-  if (!(ciphertext instanceof Uint8Array) || !(iv instanceof Uint8Array)) {
-    throw new TypeError("sealed.ciphertext and sealed.iv must be Uint8Arrays");
-  }
-  if (ciphertext.length < 1 + TAG_BYTES || iv.length !== IV_BYTES) {
-    throw new DecryptionError("malformed", "sealed segment is truncated or its IV is not 12 bytes");
-  }
-  if (ciphertext[0] !== SEGMENT_VERSION) {
-    throw new DecryptionError("unsupported_version", `segment version ${ciphertext[0]}`);
-  }
-  return gcmOpen(dataKey, iv, ciphertext, segmentAad(context), 1);
+  return openLeafRange(SEGMENT, dataKey, sealed, () => segmentAad(context));
 }
 
 function segmentAad(context: SegmentContext): Uint8Array {
-  const { firstLeaf, endLeaf } = context;
-  if (
-    !Number.isSafeInteger(firstLeaf) ||
-    !Number.isSafeInteger(endLeaf) ||
-    firstLeaf < 0 ||
-    endLeaf <= firstLeaf
-  ) {
-    throw new TypeError(
-      `leaf range must be 0 <= firstLeaf < endLeaf, got [${firstLeaf}, ${endLeaf})`,
-    );
-  }
-  return encodeAad(
-    SEGMENT_AAD,
-    checkField(context.userId, "context.userId"),
-    `${firstLeaf}-${endLeaf}`,
-  );
+  const range = leafRangeField(context.firstLeaf, context.endLeaf);
+  return encodeAad(SEGMENT_AAD, checkField(context.userId, "context.userId"), range);
 }

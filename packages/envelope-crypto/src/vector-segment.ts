@@ -9,17 +9,10 @@
  * another user, leaf range or model does not open. Same IV bound as the bodies (body.ts).
  * @module
  */
-import {
-  checkBytes,
-  checkField,
-  encodeAad,
-  VECTOR_SEGMENT_AAD,
-  VECTOR_SEGMENT_VERSION,
-} from "./_format.js";
-import { gcmOpen, gcmSeal, IV_BYTES, KEY_BYTES, TAG_BYTES } from "./_gcm.js";
+import { checkField, encodeAad, VECTOR_SEGMENT_AAD, VECTOR_SEGMENT_VERSION } from "./_format.js";
+import { leafRangeField, leafRangeKind, openLeafRange, sealLeafRange } from "./_leaf-range-seal.js";
 import { pooledRandom, type RandomSource } from "./_random.js";
 import type { SealedBody } from "./body.js";
-import { DecryptionError } from "./errors.js";
 
 /** What a vector segment is bound to: its owner, its leaf range [firstLeaf, endLeaf), its model. */
 export interface VectorSegmentContext {
@@ -30,7 +23,7 @@ export interface VectorSegmentContext {
   modelId: string;
 }
 
-const VERSION_PREFIX = Uint8Array.of(VECTOR_SEGMENT_VERSION);
+const VECTOR_SEGMENT = leafRangeKind(VECTOR_SEGMENT_VERSION, "vector segment");
 
 /**
  * Seals a vector segment plaintext under the user's data key with a fresh random IV.
@@ -45,13 +38,7 @@ export function encryptVectorSegment(
   context: VectorSegmentContext,
   random: RandomSource = pooledRandom,
 ): SealedBody {
-  checkBytes(dataKey, KEY_BYTES, "dataKey");
-  if (!(plaintext instanceof Uint8Array)) {
-    throw new TypeError("plaintext must be a Uint8Array");
-  }
-  const aad = vectorSegmentAad(context);
-  const iv = checkBytes(random(IV_BYTES), IV_BYTES, "random(12) output");
-  return { ciphertext: gcmSeal(dataKey, iv, plaintext, aad, VERSION_PREFIX), iv };
+  return sealLeafRange(VECTOR_SEGMENT, dataKey, plaintext, () => vectorSegmentAad(context), random);
 }
 
 /**
@@ -66,39 +53,15 @@ export function decryptVectorSegment(
   sealed: SealedBody,
   context: VectorSegmentContext,
 ): Uint8Array {
-  checkBytes(dataKey, KEY_BYTES, "dataKey");
-  const { ciphertext, iv } = sealed;
-  if (!(ciphertext instanceof Uint8Array) || !(iv instanceof Uint8Array)) {
-    throw new TypeError("sealed.ciphertext and sealed.iv must be Uint8Arrays");
-  }
-  if (ciphertext.length < 1 + TAG_BYTES || iv.length !== IV_BYTES) {
-    throw new DecryptionError(
-      "malformed",
-      "sealed vector segment is truncated or its IV is not 12 bytes",
-    );
-  }
-  if (ciphertext[0] !== VECTOR_SEGMENT_VERSION) {
-    throw new DecryptionError("unsupported_version", `vector segment version ${ciphertext[0]}`);
-  }
-  return gcmOpen(dataKey, iv, ciphertext, vectorSegmentAad(context), 1);
+  return openLeafRange(VECTOR_SEGMENT, dataKey, sealed, () => vectorSegmentAad(context));
 }
 
 function vectorSegmentAad(context: VectorSegmentContext): Uint8Array {
-  const { firstLeaf, endLeaf } = context;
-  if (
-    !Number.isSafeInteger(firstLeaf) ||
-    !Number.isSafeInteger(endLeaf) ||
-    firstLeaf < 0 ||
-    endLeaf <= firstLeaf
-  ) {
-    throw new TypeError(
-      `leaf range must be 0 <= firstLeaf < endLeaf, got [${firstLeaf}, ${endLeaf})`,
-    );
-  }
+  const range = leafRangeField(context.firstLeaf, context.endLeaf);
   return encodeAad(
     VECTOR_SEGMENT_AAD,
     checkField(context.userId, "context.userId"),
-    `${firstLeaf}-${endLeaf}`,
+    range,
     checkField(context.modelId, "context.modelId"),
   );
 }
