@@ -35,6 +35,8 @@ export const USER_SCOPED = [
   "markBatchFailed",
   "nodeSource",
   "readRecallPage",
+  "readRecallMark",
+  "markRecallChanged",
   "rebuildTree",
   "replaceStakeLots",
   "revokeApiKey",
