@@ -8,7 +8,8 @@ import { and, asc, eq, gt, gte, isNull, lt, lte, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { memories } from "../schema/memories.js";
 import { type RecallSegmentRow, recallSegments } from "../schema/recall-segments.js";
-import { copyField, copyUserId, streamCopyBinary } from "./_copy-binary.js";
+import { copyUserId, streamCopyBinary } from "./_copy-binary.js";
+import { checkSegmentRange, SEGMENT_COPY_COLUMNS, segmentCopyFields } from "./_segment-rows.js";
 
 /** A segment as sealed by its caller. */
 export interface SealedSegment {
@@ -23,8 +24,7 @@ export interface SealedSegment {
  * ciphertexts arrive as their bytes, not as hex text twice their size (docs/performance.md).
  */
 function segmentsCopySql(userId: string): string {
-  return `copy (select first_leaf::int8, end_leaf::int8, format::int4, entries::int4, iv,
-      ciphertext, (extract(epoch from sealed_at) * 1000)::int8
+  return `copy (select ${SEGMENT_COPY_COLUMNS}
     from recall_segments where user_id = '${copyUserId(userId)}' order by first_leaf)
     to stdout (format binary)`;
 }
@@ -45,23 +45,11 @@ export async function streamRecallSegments(
   userId: string,
   visit: (segment: RecallSegmentRow) => void,
 ): Promise<number> {
-  const statement = segmentsCopySql(userId);
-  const field = (fields: readonly (Buffer | null)[], index: number) =>
-    copyField(fields, index, "recall segment");
   return streamCopyBinary(
     db,
     "streamRecallSegments",
-    statement,
-    (fields) => ({
-      userId,
-      firstLeaf: Number(field(fields, 0).readBigInt64BE(0)),
-      endLeaf: Number(field(fields, 1).readBigInt64BE(0)),
-      format: field(fields, 2).readInt32BE(0),
-      entries: field(fields, 3).readInt32BE(0),
-      iv: field(fields, 4),
-      ciphertext: field(fields, 5),
-      sealedAt: new Date(Number(field(fields, 6).readBigInt64BE(0))),
-    }),
+    segmentsCopySql(userId),
+    (fields) => ({ userId, ...segmentCopyFields(fields, "recall segment") }),
     visit,
   );
 }
@@ -97,9 +85,7 @@ export async function sealRecallSegment(
   seal: (liveIds: ReadonlySet<string>) => SealedSegment,
 ): Promise<boolean> {
   const { firstLeaf, endLeaf } = range;
-  if (!Number.isSafeInteger(firstLeaf) || firstLeaf < 0 || !(endLeaf > firstLeaf)) {
-    throw new RangeError(`need 0 <= firstLeaf < endLeaf, got [${firstLeaf}, ${endLeaf})`);
-  }
+  checkSegmentRange(firstLeaf, endLeaf);
   return db.transaction(async (tx) => {
     const live = await tx
       .select({ id: memories.id })

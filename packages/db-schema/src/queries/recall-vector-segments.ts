@@ -21,7 +21,8 @@ import {
   type RecallVectorSegmentRow,
   recallVectorSegments,
 } from "../schema/recall-vector-segments.js";
-import { copyField, copyLiteral, copyUserId, streamCopyBinary } from "./_copy-binary.js";
+import { copyLiteral, copyUserId, streamCopyBinary } from "./_copy-binary.js";
+import { checkSegmentRange, SEGMENT_COPY_COLUMNS, segmentCopyFields } from "./_segment-rows.js";
 import type { SealedSegment } from "./recall-segments.js";
 
 /** A stored vector of a range being sealed: its memory, leaf and sealed bytes. */
@@ -48,28 +49,15 @@ export async function streamRecallVectorSegments(
   modelId: string,
   visit: (segment: RecallVectorSegmentRow) => void,
 ): Promise<number> {
-  const statement = `copy (select first_leaf::int8, end_leaf::int8, format::int4, entries::int4,
-      iv, ciphertext, (extract(epoch from sealed_at) * 1000)::int8
+  const statement = `copy (select ${SEGMENT_COPY_COLUMNS}
     from recall_vector_segments where user_id = '${copyUserId(userId)}'
       and model_id = ${copyLiteral(modelId)} order by first_leaf)
     to stdout (format binary)`;
-  const field = (fields: readonly (Buffer | null)[], index: number) =>
-    copyField(fields, index, "recall vector segment");
   return streamCopyBinary(
     db,
     "streamRecallVectorSegments",
     statement,
-    (fields) => ({
-      userId,
-      modelId,
-      firstLeaf: Number(field(fields, 0).readBigInt64BE(0)),
-      endLeaf: Number(field(fields, 1).readBigInt64BE(0)),
-      format: field(fields, 2).readInt32BE(0),
-      entries: field(fields, 3).readInt32BE(0),
-      iv: field(fields, 4),
-      ciphertext: field(fields, 5),
-      sealedAt: new Date(Number(field(fields, 6).readBigInt64BE(0))),
-    }),
+    (fields) => ({ userId, modelId, ...segmentCopyFields(fields, "recall vector segment") }),
     visit,
   );
 }
@@ -92,9 +80,7 @@ export async function sealRecallVectorSegment(
   seal: (vectors: readonly RangeVector[]) => SealedSegment,
 ): Promise<boolean> {
   const { firstLeaf, endLeaf } = range;
-  if (!Number.isSafeInteger(firstLeaf) || firstLeaf < 0 || !(endLeaf > firstLeaf)) {
-    throw new RangeError(`need 0 <= firstLeaf < endLeaf, got [${firstLeaf}, ${endLeaf})`);
-  }
+  checkSegmentRange(firstLeaf, endLeaf);
   return db.transaction(async (tx) => {
     const [existing] = await tx
       .select({ firstLeaf: recallVectorSegments.firstLeaf })
