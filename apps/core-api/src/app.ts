@@ -7,6 +7,7 @@
 
 import { StakingClient } from "@verifiable-memory/chain-commit";
 import {
+  buildRouteMatcher,
   createApiApp,
   publishApiApp,
   RateLimits,
@@ -204,5 +205,6 @@ export function createApp(deps: AppDeps): App {
     serverUrl: deps.config.publicBaseUrl,
     onError: handleError(deps.logger),
   });
+  buildRouteMatcher(app);
   return app;
 }

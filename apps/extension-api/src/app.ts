@@ -7,6 +7,7 @@
  */
 
 import {
+  buildRouteMatcher,
   createApiApp,
   publishApiApp,
   RateLimits,
@@ -92,5 +93,6 @@ export function createApp(deps: AppDeps): App {
     serverUrl: deps.config.siws.uri,
     onError: handleError(deps.logger),
   });
+  buildRouteMatcher(app);
   return app;
 }

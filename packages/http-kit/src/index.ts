@@ -6,7 +6,7 @@
  * @module
  */
 
-export { createApiApp, publishApiApp } from "./api-app.js";
+export { buildRouteMatcher, createApiApp, publishApiApp } from "./api-app.js";
 export { setBearerChallenge } from "./bearer-challenge.js";
 export {
   BODY_LIMIT_BYTES,

@@ -1,7 +1,7 @@
 /**
  * The plaintext of a sealed recall segment, format 1 (docs/data-model.md "Recall segments"):
- * column-wise binary, little-endian, laid out so that a cold load turns a segment into one recall
- * text block without touching each content on its own. Not compressed: on this machine inflating
+ * column-wise binary, little-endian, laid out so that a cold load turns a segment into recall
+ * text blocks without touching each content on its own. Not compressed: on this machine inflating
  * costs more than the bytes it saves on the wire (docs/performance.md).
  *
  *     u32 count
@@ -41,8 +41,29 @@ export interface SegmentEntry {
 }
 
 /**
+ * Characters per string a decoding makes, at most (unless one content alone is longer): V8 keeps a
+ * string over 128 KiB (two bytes per character when not all one-byte) in its large-object space,
+ * in freshly mapped memory each time, and on the shared host touching fresh pages cost more than
+ * the decoding itself (docs/performance.md "Cold recall, 2026-11-28, second pass").
+ */
+export const PIECE_CHARS = 60_000;
+/** Contents per piece, at most (a piece becomes one recall text block). */
+export const PIECE_ENTRIES = 4096;
+
+/** Consecutive contents of a decoded segment, joined by U+0000 into one string. */
+export interface SegmentPiece {
+  /** The entry index of its first content. */
+  readonly first: number;
+  readonly count: number;
+  readonly text: string;
+  /** UTF-16 offset just past each of its contents in `text` (the next starts one further). */
+  readonly ends: Int32Array;
+}
+
+/**
  * A decoded segment, column by column (position k of each column is entry k, in leaf order), and
- * its contents joined as one recall text block.
+ * its contents joined in pieces of at most {@link PIECE_CHARS} characters, each one recall text
+ * block.
  */
 export interface DecodedSegment {
   readonly count: number;
@@ -57,10 +78,8 @@ export interface DecodedSegment {
   readonly supersedes: readonly (string | null)[];
   readonly writerKinds: readonly ("session" | "api_key" | null)[];
   readonly writerKeyIds: readonly (string | null)[];
-  /** The contents joined by U+0000. */
-  readonly text: string;
-  /** UTF-16 offset just past each content in `text` (the next starts one further). */
-  readonly ends: Int32Array;
+  /** The contents in order, in pieces. */
+  readonly pieces: readonly SegmentPiece[];
   /** True when every content is ASCII. */
   readonly ascii: boolean;
   /** True when every entry string (ids, metadata, namespaces…) is ASCII. */
@@ -146,7 +165,7 @@ export function encodeSegment(
 /**
  * Decodes a format-1 segment plaintext into columns. The leaf hashes are a view into
  * `plaintext`. When the entries' strings (ids, metadata, namespaces…) are all ASCII, as they
- * nearly always are, they are decoded as one string and cut out of it.
+ * nearly always are, they are decoded in chunks of at most {@link PIECE_CHARS} and cut out of them.
  * @throws RangeError when the plaintext is truncated or holds trailing bytes.
  */
 export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
@@ -196,9 +215,20 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
   let string: (b: number) => string;
   const stringsAscii = isAscii(bytes.subarray(stringsAt, stringsEnd));
   if (stringsAscii) {
-    const all = bytes.toString("latin1", stringsAt, stringsEnd);
-    string = (b) =>
-      all.slice((bounds[b] as number) - stringsAt, (bounds[b + 1] as number) - stringsAt);
+    // Decoded in chunks of at most PIECE_CHARS (strings are cut in ascending order).
+    let chunk = "";
+    let chunkAt = 0;
+    let chunkEnd = 0;
+    string = (b) => {
+      const from = bounds[b] as number;
+      const to = bounds[b + 1] as number;
+      if (from < chunkAt || to > chunkEnd) {
+        chunkAt = from;
+        chunkEnd = Math.min(stringsEnd, Math.max(to, from + PIECE_CHARS));
+        chunk = bytes.toString("latin1", chunkAt, chunkEnd);
+      }
+      return chunk.slice(from - chunkAt, to - chunkAt);
+    };
   } else {
     string = (b) => bytes.toString("utf8", bounds[b], bounds[b + 1]);
   }
@@ -238,14 +268,18 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
   need(at, 4);
   const textLength = bytes.readUInt32LE(at);
   need(at + 4, textLength);
-  const text = ascii
-    ? bytes.toString("latin1", at + 4, at + 4 + textLength)
-    : bytes.toString("utf8", at + 4, at + 4 + textLength);
   if (at + 4 + textLength !== bytes.length) {
     throw new RangeError("recall segment plaintext has trailing bytes");
   }
-  if (count > 0 && ends[count - 1] !== text.length) {
-    throw new RangeError("recall segment content ends do not match its text");
+  const textAt = at + 4;
+  let cut: (from: number, to: number) => string;
+  let textChars = textLength;
+  if (ascii) {
+    cut = (from, to) => bytes.toString("latin1", textAt + from, textAt + to);
+  } else {
+    const text = bytes.toString("utf8", textAt, textAt + textLength);
+    textChars = text.length;
+    cut = (from, to) => text.slice(from, to);
   }
   return {
     count,
@@ -258,11 +292,57 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
     supersedes,
     writerKinds,
     writerKeyIds,
-    text,
-    ends,
+    pieces: piecesOf(count, ends, textChars, cut),
     ascii,
     stringsAscii,
   };
+}
+
+/**
+ * The contents cut into pieces of at most {@link PIECE_ENTRIES} contents and
+ * {@link PIECE_CHARS} characters (a longer content alone is one piece), each made by `cut`
+ * (UTF-16 offsets into the joined contents, `textChars` long).
+ * @throws RangeError when the content ends do not delimit the joined contents.
+ */
+function piecesOf(
+  count: number,
+  ends: Int32Array,
+  textChars: number,
+  cut: (from: number, to: number) => string,
+): SegmentPiece[] {
+  for (let k = 0; k < count; k++) {
+    if ((ends[k] as number) < (k === 0 ? 0 : (ends[k - 1] as number) + 1)) {
+      throw new RangeError("recall segment content ends are out of order");
+    }
+  }
+  if (count > 0 && ends[count - 1] !== textChars) {
+    throw new RangeError("recall segment content ends do not match its text");
+  }
+  const pieces: SegmentPiece[] = [];
+  let first = 0;
+  while (first < count) {
+    const from = first === 0 ? 0 : (ends[first - 1] as number) + 1;
+    let last = first;
+    while (
+      last + 1 < count &&
+      last + 1 - first < PIECE_ENTRIES &&
+      (ends[last + 1] as number) - from <= PIECE_CHARS
+    ) {
+      last++;
+    }
+    const local = ends.slice(first, last + 1);
+    for (let k = 0; k < local.length; k++) {
+      local[k] = (local[k] as number) - from;
+    }
+    pieces.push({
+      first,
+      count: last + 1 - first,
+      text: cut(from, ends[last] as number),
+      ends: local,
+    });
+    first = last + 1;
+  }
+  return pieces;
 }
 
 /** Entry `k` of a decoded segment (its leaf hash a view into the segment's). */
@@ -280,7 +360,20 @@ export function segmentEntry(segment: DecodedSegment, k: number): SegmentEntry {
   };
 }
 
-/** Content `k` of a decoded segment. */
+/** Content `k` of a decoded segment (a binary search over its pieces). */
 export function segmentContent(segment: DecodedSegment, k: number): string {
-  return segment.text.slice(k === 0 ? 0 : (segment.ends[k - 1] as number) + 1, segment.ends[k]);
+  const { pieces } = segment;
+  let low = 0;
+  let high = pieces.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if ((pieces[middle] as SegmentPiece).first <= k) {
+      low = middle;
+    } else {
+      high = middle - 1;
+    }
+  }
+  const piece = pieces[low] as SegmentPiece;
+  const j = k - piece.first;
+  return piece.text.slice(j === 0 ? 0 : (piece.ends[j - 1] as number) + 1, piece.ends[j]);
 }

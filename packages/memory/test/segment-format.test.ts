@@ -1,14 +1,16 @@
 /**
  * The recall segment format 1: what `encodeSegment` writes, `decodeSegment` gives back column by
- * column, field for field, whether the entries' strings are all ASCII (decoded as one string and
+ * column, field for field, whether the entries' strings are all ASCII (decoded in chunks and
  * cut) or not (decoded one by one), and whether the contents are ASCII or not; an empty segment;
- * truncated plaintexts and trailing bytes refused.
+ * contents cut into pieces of at most PIECE_CHARS characters; truncated plaintexts and trailing
+ * bytes refused.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   decodeSegment,
   encodeSegment,
+  PIECE_CHARS,
   type SegmentEntry,
   segmentContent,
   segmentEntry,
@@ -64,14 +66,38 @@ describe("segment format 1", () => {
       expect(decoded(plaintext)).toEqual(expected(entries, contents));
       const segment = decodeSegment(plaintext);
       expect(segment.ascii).toBe(contents.every((c) => Buffer.byteLength(c) === c.length));
-      expect(segment.text).toBe(contents.join("\u0000"));
+      expect(segment.pieces.map((piece) => piece.text).join("\u0000")).toBe(
+        contents.join("\u0000"),
+      );
     });
   }
 
   it("decodes an empty segment", () => {
     const segment = decodeSegment(encodeSegment([], []));
     expect(segment.count).toBe(0);
-    expect(segment.text).toBe("");
+    expect(segment.pieces).toEqual([]);
+  });
+
+  it("cuts the contents into pieces of at most PIECE_CHARS characters at content boundaries", () => {
+    for (const unit of ["abcdefghij", "Zoë 記憶 🦊"]) {
+      const contents = Array.from({ length: 3000 }, (_, k) =>
+        k === 1000 ? unit.repeat(PIECE_CHARS / 5) : `${k} ${unit.repeat(k % 40)}`,
+      );
+      const entries = contents.map((_, k) => entry(k, "{}"));
+      const segment = decodeSegment(encodeSegment(entries, contents));
+      expect(segment.pieces.length).toBeGreaterThan(2);
+      let next = 0;
+      for (const piece of segment.pieces) {
+        expect(piece.first).toBe(next);
+        next += piece.count;
+        const alone = piece.count === 1 && piece.text.length > PIECE_CHARS;
+        expect(alone || piece.text.length <= PIECE_CHARS).toBe(true);
+      }
+      expect(next).toBe(contents.length);
+      expect(Array.from({ length: segment.count }, (_, k) => segmentContent(segment, k))).toEqual(
+        contents,
+      );
+    }
   });
 
   it("refuses a truncated plaintext and trailing bytes", () => {

@@ -5,11 +5,15 @@
  * The newest memories wait in a short tail of separate strings until they fill a block.
  * @module
  */
+import { PIECE_CHARS } from "../segment-format.js";
 
 /** Memories per text block, at most. */
 export const BLOCK_ENTRIES = 4096;
-/** A block is sealed once its texts reach this many characters. */
-export const BLOCK_CHARS = 1 << 20;
+/**
+ * A block is sealed once its texts reach this many characters: the size of a segment's pieces,
+ * so that no block's string lands in V8's large-object space (segment-format.ts).
+ */
+export const BLOCK_CHARS = PIECE_CHARS;
 /** A refresh seals the tail when it holds at least this many memories. */
 export const TAIL_ENTRIES = 512;
 /** Joins the texts of a block (any character would do: matches across two texts are skipped). */

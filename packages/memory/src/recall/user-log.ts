@@ -9,7 +9,7 @@
 import type { RecallRow } from "@verifiable-memory/db-schema";
 import type { EqualityCondition, FilterColumns, MemoryFilter } from "../memory-filter.js";
 import { writerFromColumns } from "../memory-leaf.js";
-import { type DecodedSegment, segmentContent, segmentEntry } from "../segment-format.js";
+import type { DecodedSegment, SegmentPiece } from "../segment-format.js";
 import { LogIndexes, type PositionList, type TermIndex } from "./indexes.js";
 import { LeafHashes } from "./leaf-hashes.js";
 import type { LexicalAnalyser } from "./lexical-analyser.js";
@@ -194,68 +194,43 @@ export class UserLog {
   }
 
   /**
-   * Appends a decoded recall segment (its leaf indices above every one held): when its texts fit
-   * one block, the segment's joined text becomes that block as is (one lower-casing for all);
-   * otherwise memory by memory, as {@link add}.
+   * Appends a decoded recall segment (its leaf indices above every one held): each piece of its
+   * contents becomes one block as it is (one lower-casing per piece).
    */
   addSegment(segment: DecodedSegment): void {
     const { count } = segment;
     if (count === 0) {
       return;
     }
-    if (count > BLOCK_ENTRIES || segment.text.length >= BLOCK_CHARS) {
-      for (let k = 0; k < count; k++) {
-        const content = segmentContent(segment, k);
-        this.add({ ...segmentEntry(segment, k), supersededBy: null }, content, oneByte(content));
-      }
-      return;
-    }
     this.sealTail(1);
-    const { text, ends } = segment;
-    let folded = text.toLowerCase();
-    let foldedEnds = ends;
-    if (folded.length !== text.length) {
-      // Lower-casing changed some lengths: fold each content on its own.
-      const texts: string[] = [];
-      for (let k = 0; k < count; k++) {
-        texts.push(segmentContent(segment, k).toLowerCase());
-      }
-      folded = texts.join(SEPARATOR);
-      foldedEnds = endsOf(texts);
-    }
     const start = this.ids.length;
-    const block: TextBlock = {
-      start,
-      count,
-      text,
-      ends,
-      folded: folded === text ? text : folded,
-      foldedEnds,
-      width: segment.ascii ? 1 : 2,
-      live: count,
-    };
     // What pushColumns does, in one loop over the segment's columns.
     this.bytes += this.hashes.put(start, segment.leafHashes, count);
-    for (let k = 0; k < count; k++) {
-      const json = segment.metadataJson[k] as string;
-      const id = segment.ids[k] as string;
-      const size =
-        ENTRY_BYTES +
-        stringBytes(id, segment.stringsAscii || oneByte(id)) +
-        metadataBytes(json) +
-        blockTextBytes(block, k);
-      this.ids.push(id);
-      this.leafIndexes.push(segment.leafIndexes[k] as number);
-      this.createdMs.push(segment.createdMs[k] as number);
-      this.namespaces.push(segment.namespaces[k] ?? null);
-      this.supersedes.push(segment.supersedes[k] ?? null);
-      this.metadata.pushJson(json);
-      this.supersededBy.push(null);
-      this.writers.push(
-        writerFromColumns(segment.writerKinds[k] ?? null, segment.writerKeyIds[k] ?? null),
-      );
-      this.sizes.push(size);
-      this.bytes += size;
+    for (const piece of segment.pieces) {
+      const block = pieceBlock(start + piece.first, piece, segment.ascii);
+      for (let j = 0; j < piece.count; j++) {
+        const k = piece.first + j;
+        const json = segment.metadataJson[k] as string;
+        const id = segment.ids[k] as string;
+        const size =
+          ENTRY_BYTES +
+          stringBytes(id, segment.stringsAscii || oneByte(id)) +
+          metadataBytes(json) +
+          blockTextBytes(block, j);
+        this.ids.push(id);
+        this.leafIndexes.push(segment.leafIndexes[k] as number);
+        this.createdMs.push(segment.createdMs[k] as number);
+        this.namespaces.push(segment.namespaces[k] ?? null);
+        this.supersedes.push(segment.supersedes[k] ?? null);
+        this.metadata.pushJson(json);
+        this.supersededBy.push(null);
+        this.writers.push(
+          writerFromColumns(segment.writerKinds[k] ?? null, segment.writerKeyIds[k] ?? null),
+        );
+        this.sizes.push(size);
+        this.bytes += size;
+      }
+      this.blocks.push(block);
     }
     this.changes += count;
     for (let k = 0; k < count; k++) {
@@ -264,7 +239,6 @@ export class UserLog {
         this.markSuperseded(supersedes, segment.ids[k] as string);
       }
     }
-    this.blocks.push(block);
     this.tailStart += count;
     this.lastLeafIndex = Math.max(this.lastLeafIndex, segment.leafIndexes[count - 1] as number);
   }
@@ -582,4 +556,29 @@ export class UserLog {
       this.bytes += this.vectors.bytes;
     }
   }
+}
+
+/** A segment piece as the text block at `start` (lower-cased once; per content when that changed lengths). */
+function pieceBlock(start: number, piece: SegmentPiece, ascii: boolean): TextBlock {
+  const { text, ends, count } = piece;
+  let folded = text.toLowerCase();
+  let foldedEnds = ends;
+  if (folded.length !== text.length) {
+    const texts: string[] = [];
+    for (let j = 0; j < count; j++) {
+      texts.push(text.slice(j === 0 ? 0 : (ends[j - 1] as number) + 1, ends[j]).toLowerCase());
+    }
+    folded = texts.join(SEPARATOR);
+    foldedEnds = endsOf(texts);
+  }
+  return {
+    start,
+    count,
+    text,
+    ends,
+    folded: folded === text ? text : folded,
+    foldedEnds,
+    width: ascii ? 1 : 2,
+    live: count,
+  };
 }
