@@ -558,10 +558,14 @@ export class UserLog {
   }
 }
 
-/** A segment piece as the text block at `start` (lower-cased once; per content when that changed lengths). */
+/**
+ * A segment piece as the text block at `start`: lower-cased once (per content when that changed
+ * lengths), unless its texts are ASCII without a capital (V8's lower-casing allocates a full copy
+ * even when it changes nothing).
+ */
 function pieceBlock(start: number, piece: SegmentPiece, ascii: boolean): TextBlock {
   const { text, ends, count } = piece;
-  let folded = text.toLowerCase();
+  let folded = ascii && !ASCII_CAPITAL.test(text) ? text : text.toLowerCase();
   let foldedEnds = ends;
   if (folded.length !== text.length) {
     const texts: string[] = [];
@@ -582,3 +586,5 @@ function pieceBlock(start: number, piece: SegmentPiece, ascii: boolean): TextBlo
     live: count,
   };
 }
+
+const ASCII_CAPITAL = /[A-Z]/;
