@@ -86,7 +86,25 @@ describe("package manifests", () => {
       expect(manifest.files, dir).toEqual(["dist"]);
       expect(manifest.repository?.directory, dir).toBe(dir);
       expect(manifest.publishConfig?.access, dir).toBe("public");
-      expect(manifest.scripts?.build, dir).toBe("tsx ../../scripts/build-package.ts");
+      const build =
+        /^tsx \.\.\/\.\.\/scripts\/build-package\.ts(?: --bundle((?: [\w./-]+\.js)+))?$/.exec(
+          manifest.scripts?.build ?? "",
+        );
+      expect(build, `${dir} scripts.build: ${manifest.scripts?.build}`).not.toBeNull();
+      // A bundled build deletes the per-module files its bundles hold (scripts/lib/bundle-dist.ts):
+      // every published entry must then be one of the bundles.
+      const bundled = build?.[1]?.trim().split(" ");
+      if (bundled !== undefined) {
+        const entries = [
+          ...JSON.stringify(manifest.publishConfig?.exports ?? {}).matchAll(
+            /"\.\/dist\/([^"]+\.js)"/g,
+          ),
+        ].map((match) => match[1]);
+        const bins = Object.values(manifest.publishConfig?.bin ?? {}).map((bin) =>
+          String(bin).replace(/^\.\/dist\//, ""),
+        );
+        expect([...new Set([...entries, ...bins])].sort(), dir).toEqual([...bundled].sort());
+      }
       // Every published entry is built JavaScript or its declarations, for every entry the
       // workspace has.
       const exportsText = JSON.stringify(manifest.publishConfig?.exports ?? {});
