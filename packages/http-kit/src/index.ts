@@ -7,7 +7,7 @@
  */
 
 export { buildRouteMatcher, createApiApp, publishApiApp } from "./api-app.js";
-export { setBearerChallenge } from "./bearer-challenge.js";
+export { authenticateBearer, type BearerCheck } from "./bearer-challenge.js";
 export {
   BODY_LIMIT_BYTES,
   limitBody,

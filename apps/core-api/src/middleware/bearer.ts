@@ -5,9 +5,9 @@
  * credential's rate limit (docs/protocol.md §12).
  * @module
  */
-import { type AuthContext, AuthError, requireScope, resolveBearer } from "@verifiable-memory/auth";
+import { AuthError, requireScope, resolveBearer } from "@verifiable-memory/auth";
 import type { ApiKeyScope } from "@verifiable-memory/db-schema";
-import { setBearerChallenge } from "@verifiable-memory/http-kit";
+import { authenticateBearer } from "@verifiable-memory/http-kit";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../context.js";
 import { ApiError } from "../errors.js";
@@ -22,28 +22,13 @@ import { ApiError } from "../errors.js";
  */
 export function requireAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match?.[1]) {
-      await c.var.rateLimits.chargeClientIp(c);
-      setBearerChallenge(c, false);
-      throw new ApiError("unauthorized", "missing bearer token");
-    }
-    let auth: AuthContext;
-    try {
-      auth = await resolveBearer(
-        { db: deps.db, secret: deps.config.jwtSecret, clock: deps.clock },
-        match[1],
-      );
-    } catch (error) {
-      if (error instanceof AuthError) {
-        // A failed credential counts against the client address, like sign-in: guessing keys
-        // or tokens is as limited as requesting challenges.
-        await c.var.rateLimits.chargeClientIp(c);
-        setBearerChallenge(c, true);
-      }
-      throw error;
-    }
+    const auth = await authenticateBearer(c, {
+      // A failed credential counts against the client address, like sign-in: guessing keys or
+      // tokens is as limited as requesting challenges.
+      resolve: (token) =>
+        resolveBearer({ db: deps.db, secret: deps.config.jwtSecret, clock: deps.clock }, token),
+      refuses: (error) => error instanceof AuthError,
+    });
     c.set("auth", auth);
     await c.var.rateLimits.chargeCredential(
       c,

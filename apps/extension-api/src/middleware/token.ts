@@ -6,10 +6,9 @@
  * @module
  */
 import { AuthError, resolveExtensionToken } from "@verifiable-memory/auth";
-import { setBearerChallenge } from "@verifiable-memory/http-kit";
+import { authenticateBearer } from "@verifiable-memory/http-kit";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../context.js";
-import { ApiError } from "../errors.js";
 
 /**
  * Requires a valid, unrevoked, unexpired extension token, then charges its session's rate limit
@@ -20,23 +19,11 @@ import { ApiError } from "../errors.js";
  */
 export function requireExtensionToken(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
-    if (!match?.[1]) {
-      await c.var.rateLimits.chargeClientIp(c);
-      setBearerChallenge(c, false);
-      throw new ApiError("unauthorized", "missing bearer token");
-    }
-    let auth: Awaited<ReturnType<typeof resolveExtensionToken>>;
-    try {
-      auth = await resolveExtensionToken({ db: deps.db, clock: deps.clock }, match[1]);
-    } catch (error) {
-      if (error instanceof AuthError) {
-        // A failed token counts against the client address, like the connect routes.
-        await c.var.rateLimits.chargeClientIp(c);
-        setBearerChallenge(c, true);
-      }
-      throw error;
-    }
+    const auth = await authenticateBearer(c, {
+      // A failed token counts against the client address, like the connect routes.
+      resolve: (token) => resolveExtensionToken({ db: deps.db, clock: deps.clock }, token),
+      refuses: (error) => error instanceof AuthError,
+    });
     c.set("auth", auth);
     await c.var.rateLimits.chargeCredential(c, auth.sessionId);
     await next();
