@@ -12,7 +12,8 @@ import {
   decodeCheckpointLog,
   findCheckpointLogAddress,
 } from "@verifiable-memory/commitment-program";
-import { ChainUnavailableError, InvalidCommitmentAccountError } from "./errors.js";
+import { InvalidCommitmentAccountError } from "./errors.js";
+import { readProgramAccount } from "./rpc.js";
 
 /** A decoded checkpoint log account (u64 values above 2^53 - 1 are refused). */
 export interface CheckpointLogState {
@@ -49,20 +50,9 @@ export async function readCheckpointLogAt(
 ): Promise<CheckpointLogState | null> {
   const address = findCheckpointLogAddress(authority, program)[0];
   const id = address.toBase58();
-  let info: Awaited<ReturnType<Connection["getAccountInfo"]>>;
-  try {
-    info = await connection.getAccountInfo(address, commitment);
-  } catch (error) {
-    throw new ChainUnavailableError("getAccountInfo", error);
-  }
+  const info = await readProgramAccount(connection, program, address, commitment);
   if (!info) {
     return null;
-  }
-  if (!info.owner.equals(program)) {
-    throw new InvalidCommitmentAccountError(
-      `owned by ${info.owner.toBase58()}, not the program`,
-      id,
-    );
   }
   let decoded: ReturnType<typeof decodeCheckpointLog>;
   try {

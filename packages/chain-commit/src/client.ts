@@ -46,13 +46,12 @@ import {
   ChainUnavailableError,
   CountDecreasedError,
   InsufficientFundsError,
-  InvalidCommitmentAccountError,
   NonceRaceError,
   RootMismatchError,
   TransactionFailedError,
   UnauthorizedAuthorityError,
 } from "./errors.js";
-import { connect, customCode, positiveInteger } from "./rpc.js";
+import { connect, customCode, positiveInteger, readProgramAccount } from "./rpc.js";
 import { sendAndConfirm } from "./send.js";
 import { ed25519PrivateKey, signAndSerialize } from "./sign.js";
 
@@ -157,22 +156,8 @@ async function readCommitmentAt(
   address: PublicKey,
   commitment: Commitment,
 ): Promise<CommitmentAccount | null> {
-  let info: Awaited<ReturnType<Connection["getAccountInfo"]>>;
-  try {
-    info = await connection.getAccountInfo(address, commitment);
-  } catch (error) {
-    throw new ChainUnavailableError("getAccountInfo", error);
-  }
-  if (!info) {
-    return null;
-  }
-  if (!info.owner.equals(programId)) {
-    throw new InvalidCommitmentAccountError(
-      `owned by ${info.owner.toBase58()}, not the program`,
-      address.toBase58(),
-    );
-  }
-  return { address: address.toBase58(), ...decodeCommitmentAccount(info.data) };
+  const info = await readProgramAccount(connection, programId, address, commitment);
+  return info && { address: address.toBase58(), ...decodeCommitmentAccount(info.data) };
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * JSON-RPC plumbing shared by the chain clients: the Connection factory, preflight error parsing
- * and confirmation levels.
+ * JSON-RPC plumbing shared by the chain clients: the Connection factory, the read of a
+ * program-owned account, preflight error parsing and confirmation levels.
  * Source: Solana RPC HTTP methods (solana.com/docs/rpc/http); agave `TransactionError` texts.
  * @module
  */
 
-import { type Commitment, Connection } from "@solana/web3.js";
+import { type AccountInfo, type Commitment, Connection, type PublicKey } from "@solana/web3.js";
+import { ChainUnavailableError, InvalidCommitmentAccountError } from "./errors.js";
 
 /**
  * A web3.js Connection to `rpcUrl` with a per-request timeout, no retry on 429 and one retry of a
@@ -116,4 +117,32 @@ export function reachedCommitment(commitment: Commitment, status: string | undef
     return status !== undefined;
   }
   return status === "confirmed" || status === "finalized";
+}
+
+/**
+ * Reads the account at `address`, which must belong to `program` (getAccountInfo at
+ * `commitment`).
+ * @returns the account, or null when none exists there.
+ * @throws ChainUnavailableError when the read fails (never null then); InvalidCommitmentAccountError
+ *   when another program owns the account.
+ */
+export async function readProgramAccount(
+  connection: Connection,
+  program: PublicKey,
+  address: PublicKey,
+  commitment: Commitment,
+): Promise<AccountInfo<Buffer> | null> {
+  let info: AccountInfo<Buffer> | null;
+  try {
+    info = await connection.getAccountInfo(address, commitment);
+  } catch (error) {
+    throw new ChainUnavailableError("getAccountInfo", error);
+  }
+  if (info && !info.owner.equals(program)) {
+    throw new InvalidCommitmentAccountError(
+      `owned by ${info.owner.toBase58()}, not the program`,
+      address.toBase58(),
+    );
+  }
+  return info;
 }
