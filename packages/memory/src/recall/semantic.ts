@@ -9,7 +9,7 @@
  * descending.
  * @module
  */
-import { BestList, bm25Scores } from "./ranking.js";
+import { BestList, forEachBm25Score } from "./ranking.js";
 import type { RecallQuery, RecallResult } from "./types.js";
 import type { UserLog } from "./user-log.js";
 
@@ -72,11 +72,8 @@ export function rankByHybrid(
   accept: (position: number) => boolean,
 ): RecallResult {
   const leafOf = (position: number) => log.leafIndexes[position] as number;
-  const { scores, touched } = bm25Scores(log, query.query ?? "");
   const lexical = new BestList(FUSION_DEPTH, leafOf, accept);
-  for (const position of touched) {
-    lexical.offer(position, scores[position] as number);
-  }
+  forEachBm25Score(log, query.query ?? "", (position, score) => lexical.offer(position, score));
   const semantic = cosineBest(log, query, accept, FUSION_DEPTH);
   const fused = new Map<number, number>();
   for (const list of [lexical, semantic]) {
