@@ -74,7 +74,7 @@ export async function run(): Promise<void> {
     );
     printFigures(
       `agent recall: relevance ranking and filter-only queries over the same ${n} memories`,
-      await agentRecallFigures(handle, config, api.url, reader, contents),
+      await agentRecallFigures(db, config, api.url, reader, contents),
     );
     if (process.platform === "linux") {
       const rss = await rssFigures(database.url, reader, contents);

@@ -196,11 +196,9 @@ export {
   type NewNonce,
 } from "./queries/nonces.js";
 export {
-  markRecallChanged,
   type RecallPage,
   type RecallPageOptions,
   type RecallRow,
-  readRecallMark,
   readRecallPage,
 } from "./queries/recall.js";
 export {

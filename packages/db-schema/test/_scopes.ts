@@ -35,8 +35,6 @@ export const USER_SCOPED = [
   "markBatchFailed",
   "nodeSource",
   "readRecallPage",
-  "readRecallMark",
-  "markRecallChanged",
   "rebuildTree",
   "replaceStakeLots",
   "revokeApiKey",

@@ -54,9 +54,7 @@ import {
   markAnchored,
   markBatchConfirmed,
   markBatchFailed,
-  markRecallChanged,
   nodeSource,
-  readRecallMark,
   readRecallPage,
   rebuildTree,
   replaceStakeLots,
@@ -286,18 +284,6 @@ describe("authorization: called as another user, every user-scoped function find
       expect(seen).toContain(a.kept.id);
       expect(seen).not.toContain(b.kept.id);
       expect(page.deletedLeafIndexes).toEqual([1]); // A's `gone` only, not B's
-    },
-    readRecallMark: async () => {
-      const [rowB] = await t.db.select().from(trees).where(eq(trees.userId, b.user.id));
-      expect(await readRecallMark(t.db, A)).not.toBe(String(rowB?.changed));
-      expect(await readRecallMark(t.db, b.user.id)).toBe(String(rowB?.changed));
-    },
-    markRecallChanged: async () => {
-      const markB = await readRecallMark(t.db, b.user.id);
-      const markA = await readRecallMark(t.db, A);
-      await markRecallChanged(t.db, A);
-      expect(await readRecallMark(t.db, A)).not.toBe(markA);
-      expect(await readRecallMark(t.db, b.user.id)).toBe(markB);
     },
     getMemoryAtLatestCheckpoint: async () => {
       expect(await getMemoryAtLatestCheckpoint(t.db, A, b.kept.id)).toBeNull();

@@ -1,8 +1,7 @@
 /**
  * readRecallPage, the recall cache's loader: live rows only, in leaf order, paged, the columns
  * converted by hand (ids, leaf indices, epoch milliseconds, metadata text, bytes), deletions since
- * a time in the same statement, scoped to the user, and a throwing callback rethrown cleanly;
- * readRecallMark, the change mark every append, update and deletion moves (and nothing else).
+ * a time in the same statement, scoped to the user, and a throwing callback rethrown cleanly.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -11,9 +10,7 @@ import {
   getMemory,
   type NewMemory,
   type RecallRow,
-  readRecallMark,
   readRecallPage,
-  supersedeMemory,
 } from "../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
 import { makeUser, newMemory } from "./_fixtures.js";
@@ -142,34 +139,6 @@ describe("readRecallPage", () => {
       t.db.transaction((tx) =>
         readRecallPage(tx as unknown as typeof t.db, user.id, options, noop),
       ),
-    ).rejects.toThrow(TypeError);
-  });
-});
-
-describe("readRecallMark", () => {
-  it("moves with every append, update and deletion of the user's, and with nothing else", async () => {
-    const user = await makeUser(t.db);
-    const other = await makeUser(t.db);
-    expect(await readRecallMark(t.db, user.id)).toBeNull();
-    const items = [newMemory("a"), newMemory("b")];
-    await appendMemories(t.db, user.id, items);
-    const marks = [await readRecallMark(t.db, user.id)];
-    expect(marks[0]).toMatch(/^[0-9]+$/);
-    // Reads, another user's writes and a deletion that deletes nothing leave it alone.
-    await read(user.id, -1, 10, new Date(0));
-    await appendMemories(t.db, other.id, [newMemory("theirs")]);
-    expect(await deleteMemory(t.db, user.id, "00000000-0000-4000-8000-000000000000")).toBe(false);
-    expect(await readRecallMark(t.db, user.id)).toBe(marks[0]);
-    const next = { ...newMemory("a2"), supersedes: (items[0] as NewMemory).id };
-    expect((await supersedeMemory(t.db, user.id, next.supersedes, next)).status).toBe("superseded");
-    marks.push(await readRecallMark(t.db, user.id));
-    expect(await deleteMemory(t.db, user.id, (items[1] as NewMemory).id)).toBe(true);
-    marks.push(await readRecallMark(t.db, user.id));
-    await appendMemories(t.db, user.id, [newMemory("c")]);
-    marks.push(await readRecallMark(t.db, user.id));
-    expect(new Set(marks).size).toBe(marks.length);
-    await expect(
-      t.db.transaction((tx) => readRecallMark(tx as unknown as typeof t.db, user.id)),
     ).rejects.toThrow(TypeError);
   });
 });

@@ -271,8 +271,7 @@ export async function saveTrees(
 
 /**
  * The checked save of several users' trees as one statement with a fixed text:
- * `UPDATE trees SET size, root, frontier, version = version + 1, changed = nextval(…) FROM
- * json_to_recordset($rows)
+ * `UPDATE trees SET size, root, frontier, version = version + 1 FROM json_to_recordset($rows)
  * WHERE user_id = row.user_id AND version = row.expected AND root = row.expected_root
  * RETURNING user_id, version`. A row that moved on (another writer saved in between) is left
  * alone and not returned; under READ COMMITTED a row locked by another transaction is waited for
@@ -295,7 +294,7 @@ export function treesUpdate(saves: readonly TreeSave[]): SQL {
   );
   return sql`update trees as t
       set size = v.size, root = decode(v.root, 'hex'), frontier = decode(v.frontier, 'hex'),
-        version = t.version + 1, changed = nextval('trees_changed_seq'), updated_at = now()
+        version = t.version + 1, updated_at = now()
       from json_to_recordset(${payload}::text::json)
         as v(user_id text, size bigint, root text, frontier text, expected bigint,
           expected_root text)

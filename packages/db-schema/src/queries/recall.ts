@@ -8,16 +8,11 @@
  * PostgreSQL is still producing the next ones; nothing is buffered per page. Values are converted
  * here (drizzle's postgres-js driver turns postgres.js's timestamp parsers off, and int8 comes as
  * text): integers from their decimal text, the bytes from one hex column per row.
- *
- * Beside it, the user's recall change mark (`trees.changed`): moved in the transaction of every
- * append and deletion, and read with one primary-key lookup, so that a warm cache sends the page
- * statement only when the mark moved since its last look.
  * @module
  */
-import { sql } from "drizzle-orm";
-import type { Database, Executor } from "../client.js";
+import type { Database } from "../client.js";
 import type { WriterKind } from "../schema/memories.js";
-import { clientOf, runPrepared } from "./_prepared.js";
+import { clientOf } from "./_prepared.js";
 
 /** One live memory as {@link readRecallPage} hands it to its callback. */
 export interface RecallRow {
@@ -182,42 +177,6 @@ export async function readRecallPage(
     throw (failure as { error: unknown }).error;
   }
   return { rows, lastLeafIndex, deletedLeafIndexes };
-}
-
-const RECALL_MARK_SQL = "select changed from trees where user_id = $1";
-
-/**
- * The user's recall change mark (docs/data-model.md "Recall segments"): the decimal text of
- * `trees.changed`, which every transaction appending to or deleting from the user's log sets to a
- * value never used before, or null when the user has no `trees` row (no memory appended yet). A
- * reader that read the mark, then read the log, holds everything committed before the mark's
- * snapshot; when a later read returns the same mark, nothing was appended or deleted since. One
- * prepared primary-key read (one round trip) on the postgres.js client under drizzle.
- * @throws TypeError when `db` is a transaction (no postgres.js client of its own); the PostgreSQL
- *   error of the statement.
- */
-export async function readRecallMark(db: Database, userId: string): Promise<string | null> {
-  const client = clientOf(db);
-  if (!client) {
-    throw new TypeError("readRecallMark needs a database handle (not a transaction)");
-  }
-  const rows = await client.unsafe(RECALL_MARK_SQL, [userId], { prepare: true }).values();
-  const value = rows[0]?.[0];
-  return value === undefined || value === null ? null : String(value);
-}
-
-/**
- * Within a transaction that changes the user's live memories without a tree save (a deletion):
- * moves the user's recall change mark to a fresh value, so every recall cache reads the change
- * at its next search. One prepared statement. Row-locks the user's `trees` row until the transaction ends (appends of the
- * user wait for it); run it last. A user without a `trees` row has no memory to change.
- */
-export async function markRecallChanged(tx: Executor, userId: string): Promise<void> {
-  await runPrepared(
-    tx,
-    "mark_recall_changed",
-    sql`update trees set changed = nextval('trees_changed_seq') where user_id = ${userId}`,
-  );
 }
 
 /** An int8 column as PostgreSQL's decimal text. */

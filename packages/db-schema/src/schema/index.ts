@@ -54,5 +54,5 @@ export {
   signInNonces,
 } from "./sign-in-nonces.js";
 export { type StakeLot, stakeLots } from "./stake-lots.js";
-export { type TreeRow, trees, treesChangedSeq } from "./trees.js";
+export { type TreeRow, trees } from "./trees.js";
 export { type User, users } from "./users.js";

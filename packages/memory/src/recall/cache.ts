@@ -3,8 +3,7 @@
  * (user-log.ts), so that `POST /memories/search` runs at the speed of an in-memory scan
  * (search.ts) without any plaintext at rest. Because the log is append-only, a refresh reads only
  * the leaves newer than the newest one held plus the deletions since the last check, both in ONE
- * statement (`readRecallPage`), and only when the user's recall change mark (one primary-key
- * read, moved by every append and deletion in any process) moved since the last refresh. The first (cold)
+ * statement (`readRecallPage`); when neither exists the refresh changes nothing. The first (cold)
  * load reads the user's recall segments, then streams pages of the few columns it needs and
  * decrypts each row as it arrives, while PostgreSQL is still producing the next ones. Full leaf
  * ranges, and the leaves after them as one tail segment, are sealed in the background. Users are evicted least recently used first
@@ -18,7 +17,6 @@ import {
   type Database,
   listSupersededBefore,
   type RecallRow,
-  readRecallMark,
   readRecallPage,
   type StoredVector,
   sealRecallSegment,
@@ -375,22 +373,13 @@ export class RecallCache {
   }
 
   /**
-   * The user's log brought up to date. First the user's recall change mark (`readRecallMark`, one
-   * primary-key read): when a cached log was brought up to date after reading that same mark,
-   * nothing was appended or deleted since (every such transaction moves it), and the log is
-   * returned as it is. Otherwise pages of new leaves, decrypted as they stream in; the first
-   * page's statement also reads the deletions since the last check (a cold log has none to apply:
-   * its pages hold live rows only). The mark kept is the one read before every read of the log,
-   * so a change committed meanwhile moves it again and is read at the next search.
+   * The user's log brought up to date: pages of new leaves, decrypted as they stream in; the
+   * first page's statement also reads the deletions since the last check (a cold log has none
+   * to apply: its pages hold live rows only).
    */
   private async refresh(userId: string, dataKey: Uint8Array): Promise<UserLog> {
     const checkStartedAt = this.clock.now().getTime();
     const cached = this.logs.get(userId);
-    const mark = await readRecallMark(this.db, userId);
-    if (cached !== undefined && mark !== null && mark === cached.changeMark) {
-      cached.deletionsCheckedAt = new Date(checkStartedAt - this.overlapMs);
-      return cached;
-    }
     const log = cached ?? new UserLog(new Date(checkStartedAt - this.overlapMs), this.analyser);
     const context = { userId, memoryId: "" };
     const add = (row: RecallRow) => {
@@ -423,7 +412,6 @@ export class RecallCache {
     }
     log.sealTail(TAIL_ENTRIES);
     log.deletionsCheckedAt = new Date(checkStartedAt - this.overlapMs);
-    log.changeMark = mark;
     return log;
   }
 

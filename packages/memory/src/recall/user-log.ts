@@ -90,8 +90,6 @@ export class UserLog {
   sealedEnd = 0;
   /** The end of the tail segment sealed after them (≤ sealedEnd: none known). */
   tailSealedEnd = 0;
-  /** The user's recall change mark read before this log was last brought up to date (null: none). */
-  changeMark: string | null = null;
   /**
    * Counts the changes that can alter an answer (memories added, removed, marked superseded):
    * an answer computed while it did not move still stands.

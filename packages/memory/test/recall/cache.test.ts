@@ -2,9 +2,8 @@
  * The recall cache against real PostgreSQL: its size bound (least recently used users evicted, a
  * log larger than the cap searched and not kept); at scale, answers equal to a plain
  * newest-first scan through cold loads, refreshes reading appends and deletions (this process's
- * own and deletions made behind its back) and compaction; across processes, every committed
- * append, update and deletion of another process seen by the next search, through the change mark.
- * Search and ranking over a cached log without the database: search.test.ts.
+ * own and deletions made behind its back) and compaction. Search and ranking over a cached log
+ * without the database: search.test.ts.
  * @module
  */
 import { randomBytes } from "node:crypto";
@@ -262,46 +261,4 @@ describe("RecallCache at scale: text blocks, tail, deletions, compaction", () =>
     expect(cache.stats().bytes / fresh.stats().bytes).toBeGreaterThan(0.98);
     expect(cache.stats().bytes / fresh.stats().bytes).toBeLessThan(1.15);
   }, 120_000);
-});
-
-describe("RecallCache across processes", () => {
-  const all: RecallQuery = { caseSensitive: false, filter: {}, rank: "recency", limit: 100 };
-
-  it("sees every write another process committed, and reads rows only when the mark moved", async () => {
-    const { owner: who, dataKey } = await createTestOwner(t.db, masterKey);
-    // Two processes: each its own service, queue and cache.
-    const writer = memoryService();
-    const reader = memoryService();
-    const ids = async () =>
-      (await reader.recall.search(who.userId, dataKey, all)).items.map((e) => e.id);
-    const first = await writer.service.create(who, dataKey, { content: "one", metadata: {} });
-    const second = await writer.service.create(who, dataKey, { content: "two", metadata: {} });
-    expect(await ids()).toEqual([second.id, first.id]);
-    const third = await writer.service.create(who, dataKey, { content: "three", metadata: {} });
-    expect(await ids()).toEqual([third.id, second.id, first.id]);
-    const newer = await writer.service.update(who, dataKey, first.id, {
-      content: "one, again",
-      metadata: {},
-    });
-    expect(await ids()).toEqual([newer.id, third.id, second.id]);
-    const versions = await reader.recall.search(who.userId, dataKey, {
-      ...all,
-      filter: { includeSuperseded: true },
-    });
-    expect(versions.items.map((e) => [e.id, e.supersededBy])).toEqual([
-      [newer.id, null],
-      [third.id, null],
-      [second.id, null],
-      [first.id, newer.id],
-    ]);
-    await writer.service.delete(who, dataKey, second.id);
-    expect(await ids()).not.toContain(second.id);
-    // A change that bypasses the writers (no mark moved) is not read: the refresh stopped at the
-    // mark. The next write's mark brings it in.
-    await t.sql`update memories set deleted_at = now(), ciphertext = null, iv = null
-      where user_id = ${who.userId} and id = ${third.id}`;
-    expect(await ids()).toContain(third.id);
-    await writer.service.create(who, dataKey, { content: "four", metadata: {} });
-    expect(await ids()).not.toContain(third.id);
-  });
 });

@@ -9,7 +9,6 @@ import { memories } from "../../schema/memories.js";
 import type { RecallSegmentRow } from "../../schema/recall-segments.js";
 import type { RecallVectorSegmentRow } from "../../schema/recall-vector-segments.js";
 import { deleteVectorsOf } from "../memory-vectors.js";
-import { markRecallChanged } from "../recall.js";
 import {
   dropRecallSegmentOf,
   resealRecallSegmentOf,
@@ -98,8 +97,7 @@ export interface SegmentResealers {
  * same transaction, the recall segment and the vector segments (every model's) holding the memory
  * (docs/data-model.md "Recall segments") are re-sealed without it by `reseal`, or dropped when no
  * `reseal` is given, so no segment ever keeps a deleted memory's content or vector; its vectors
- * (every model's) are deleted too, and the user's recall change mark moves (`markRecallChanged`,
- * last: it row-locks the user's `trees` row until the commit).
+ * (every model's) are deleted too.
  * @param confinedTo the credential's namespace confinement (null: none): a memory outside it is
  *   not deleted.
  * @param reseal builds the covering segments again without the memory (given the segment row and
@@ -143,7 +141,6 @@ export async function deleteMemory(
       await dropRecallSegmentOf(tx, userId, deleted.leafIndex);
       await dropRecallVectorSegmentsOf(tx, userId, [deleted.leafIndex]);
     }
-    await markRecallChanged(tx, userId);
     return true;
   });
 }

@@ -1,2 +1,0 @@
-CREATE SEQUENCE "public"."trees_changed_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1;--> statement-breakpoint
-ALTER TABLE "trees" ADD COLUMN "changed" bigint DEFAULT nextval('trees_changed_seq') NOT NULL;
