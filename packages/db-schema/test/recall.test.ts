@@ -1,11 +1,13 @@
 /**
  * readRecallPage, the recall cache's loader: live rows only, in leaf order, paged, the columns
  * converted by hand (ids, leaf indices, epoch milliseconds, metadata text, bytes), deletions since
- * a time in the same statement, scoped to the user, and a throwing callback rethrown cleanly.
+ * a time in the same statement, scoped to the user, a throwing callback rethrown cleanly, and one
+ * plan per connection (PostgreSQL's generic plan, not a custom plan per call).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   appendMemories,
+  createDatabase,
   deleteMemory,
   getMemory,
   type NewMemory,
@@ -118,6 +120,34 @@ describe("readRecallPage", () => {
     ).rejects.toBe(failure);
     expect(calls).toBe(3);
     expect((await read(user.id, -1, 100)).rows).toHaveLength(50);
+  });
+
+  it("is planned once per connection: PostgreSQL keeps its generic plan from the sixth call on", async () => {
+    const user = await makeUser(t.db);
+    // Enough rows, with statistics, for a custom plan of a bare parameter to look cheaper.
+    const items = Array.from({ length: 3_000 }, (_, i) => newMemory(`m${i}`));
+    await appendMemories(t.db, user.id, items);
+    await t.sql`analyze memories`;
+    const one = createDatabase({ url: t.url, max: 1 });
+    try {
+      const since = new Date(Date.now() - 60_000);
+      for (let i = 0; i < 8; i++) {
+        const page = await readRecallPage(
+          one.db,
+          user.id,
+          { afterLeafIndex: 2_997, limit: 10, deletedSince: i % 3 ? since : null },
+          () => {},
+        );
+        expect(page.rows).toBe(2);
+      }
+      const [plans] = await one.sql<{ generic: string; custom: string }[]>`
+        select generic_plans::text as generic, custom_plans::text as custom
+        from pg_prepared_statements where starts_with(statement, '(select id, leaf_index,')`;
+      expect(Number(plans?.custom)).toBe(5);
+      expect(Number(plans?.generic)).toBe(3);
+    } finally {
+      await one.close();
+    }
   });
 
   it("refuses a live row without a well-formed body, bad options and a transaction", async () => {
