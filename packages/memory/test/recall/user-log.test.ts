@@ -62,7 +62,7 @@ describe("UserLog entries", () => {
   });
 
   it("holds a decoded segment exactly as the same memories added one by one", () => {
-    for (const contents of [["plain", "ascii", "texts"], CONTENTS]) {
+    for (const contents of [["plain", "ascii", "texts"], ["Plain", "ASCII", "texts"], CONTENTS]) {
       const known = memories(contents.length).map((m, k) => ({ ...m, content: contents[k] ?? "" }));
       const one = logOf(known);
       one.sealTail(1);
