@@ -584,4 +584,3 @@ function pieceBlock(start: number, piece: SegmentPiece, ascii: boolean): TextBlo
     live: count,
   };
 }
-
