@@ -9,10 +9,10 @@
  * @module
  */
 import { systemClock } from "@verifiable-memory/clock";
-import { createDatabase, type Database, streamRecallSegments } from "@verifiable-memory/db-schema";
-import { decryptSegment } from "@verifiable-memory/envelope-crypto";
+import { createDatabase, type Database } from "@verifiable-memory/db-schema";
 import { RecallCache } from "@verifiable-memory/memory";
 import { procStatusMiB } from "./lib.js";
+import { segmentsFetchAndDecrypt } from "./memories/cold-floor.js";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -22,17 +22,10 @@ function required(name: string): string {
   return value;
 }
 
-/** The floor: one binary COPY of the user's segments, each decrypted, nothing decoded or kept. */
+/** The floor in this fresh process: its time and the plaintext bytes opened. */
 async function floorLoad(db: Database, userId: string, dataKey: Uint8Array): Promise<object> {
-  let bytes = 0;
   const started = performance.now();
-  await streamRecallSegments(db, userId, (segment) => {
-    bytes += decryptSegment(
-      dataKey,
-      { iv: segment.iv, ciphertext: segment.ciphertext },
-      { userId, firstLeaf: segment.firstLeaf, endLeaf: segment.endLeaf },
-    ).length;
-  });
+  const bytes = await segmentsFetchAndDecrypt(db, userId, dataKey);
   return { floorMs: performance.now() - started, bytes };
 }
 

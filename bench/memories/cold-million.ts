@@ -10,15 +10,8 @@ import { systemClock } from "@verifiable-memory/clock";
 import type { DatabaseHandle } from "@verifiable-memory/db-schema";
 import { RecallCache } from "@verifiable-memory/memory";
 import { type Figure, percentile, timeRuns } from "../lib.js";
-import {
-  type BenchUser,
-  FLOOR_NAME,
-  memoryText,
-  NEEDLE,
-  rawFetchAndDecrypt,
-  rawScan,
-  seed,
-} from "./common.js";
+import { FLOOR_NAME } from "./cold-floor.js";
+import { type BenchUser, memoryText, NEEDLE, rawFetchAndDecrypt, rawScan, seed } from "./common.js";
 
 /** Fresh processes, each loading the log cold once. */
 const COLD_STARTS_BIG = 3;

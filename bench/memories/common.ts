@@ -14,9 +14,7 @@ import {
   type DatabaseHandle,
   getUserById,
   insertAnchoredCheckpoint,
-  streamRecallSegments,
 } from "@verifiable-memory/db-schema";
-import { decryptSegment } from "@verifiable-memory/envelope-crypto";
 import { AppendQueue, type Caller, MemoryService, RecallCache } from "@verifiable-memory/memory";
 import type { Hash } from "@verifiable-memory/merkle-log";
 import { rawBodyAad } from "../lib.js";
@@ -124,30 +122,6 @@ export async function rawFetchAndDecrypt(pg: DatabaseHandle, user: BenchUser): P
     const plaintext = Buffer.concat([d.update(row.ciphertext.subarray(1, tag)), d.final()]);
     return plaintext.toString("utf8", 16);
   });
-}
-
-/** The baseline name of the cold floor ({@link rawSegmentsFetchAndDecrypt}). */
-export const FLOOR_NAME = "binary COPY fetch + AES-GCM decrypt of the same sealed segments";
-
-/**
- * The cold floor: the user's sealed segments fetched the way the cold load fetches them (one
- * binary COPY, streamRecallSegments) and opened with node:crypto, without decoding: what a cold
- * load from segments cannot go below.
- * @returns the plaintext bytes opened.
- */
-export async function rawSegmentsFetchAndDecrypt(
-  pg: DatabaseHandle,
-  user: BenchUser,
-): Promise<number> {
-  let bytes = 0;
-  await streamRecallSegments(pg.db, user.userId, (segment) => {
-    bytes += decryptSegment(
-      user.dataKey,
-      { iv: segment.iv, ciphertext: segment.ciphertext },
-      { userId: user.userId, firstLeaf: segment.firstLeaf, endLeaf: segment.endLeaf },
-    ).length;
-  });
-  return bytes;
 }
 
 /** Raw warm baseline: newest-first `includes` scan of the plaintexts, stopping at `limit`. */

@@ -12,13 +12,12 @@ import type { DatabaseHandle } from "@verifiable-memory/db-schema";
 import { RecallCache, type RecallQuery } from "@verifiable-memory/memory";
 import { type Figure, percentile, timeRuns } from "../lib.js";
 import { serveCoreApi } from "../sign-in.bench.js";
+import { FLOOR_NAME, segmentsFetchAndDecrypt } from "./cold-floor.js";
 import {
   type BenchUser,
-  FLOOR_NAME,
   NEEDLE,
   rawFetchAndDecrypt,
   rawScan,
-  rawSegmentsFetchAndDecrypt,
   search,
   WARM_QUERIES,
   WARM_ROUNDS,
@@ -49,7 +48,9 @@ export async function recallFigures(
   const floor: number[] = [];
   for (let i = 0; i < COLD_STARTS; i++) {
     rawCold.push(...(await timeRuns(() => rawFetchAndDecrypt(pg, user), 1, 0)));
-    floor.push(...(await timeRuns(() => rawSegmentsFetchAndDecrypt(pg, user), 1, 0)));
+    floor.push(
+      ...(await timeRuns(() => segmentsFetchAndDecrypt(db, user.userId, user.dataKey), 1, 0)),
+    );
     const fresh = await serveCoreApi(db, config);
     cold.push(...(await timeRuns(() => search(fresh.url, user, expected), 1, 0)));
     await fresh.close();
