@@ -29,12 +29,11 @@ interface ChildColdLoad {
 /**
  * Cold recall at BENCH_MILLION memories (default 1 000 000, 0 skips): one user's
  * memories written through MemoryService and sealed into segments, then the database vacuumed
- * and checkpointed;
- * then {@link COLD_STARTS_BIG} first recalls, each in a fresh process (so that its peak RSS is the
- * load's own), each after one run of its floor (the same segments fetched and decrypted, in a
- * fresh process too: the same JIT and heap conditions), beside
- * one raw per-row fetch-all + decrypt of the same rows; the process's peak RSS beside its RSS
- * before the load; the cache's estimate of the log beside the plaintexts' UTF-8 bytes.
+ * and checkpointed; then {@link COLD_STARTS_BIG} first recalls, each in a fresh process (so that
+ * its peak RSS is the load's own), each after one run of its floor (the same segments fetched and
+ * decrypted, in a fresh process too: the same JIT and heap conditions), beside one raw per-row
+ * fetch-all + decrypt of the same rows; the process's peak RSS beside its RSS before the load;
+ * the cache's estimate of the log beside the plaintexts' UTF-8 bytes.
  */
 export async function millionFigures(
   pg: DatabaseHandle,
@@ -56,7 +55,7 @@ export async function millionFigures(
   // checkpoint writes the dirty pages out before the timed loads rather than during them.
   await pg.sql`vacuum (analyze)`;
   await pg.sql`checkpoint`;
-  const child = async (floorOnly: boolean): Promise<unknown> => {
+  const child = async <T>(floorOnly: boolean): Promise<T> => {
     const { stdout } = await execFileAsync(
       process.execPath,
       ["--import", "tsx", "bench/recall-cold-child.ts"],
@@ -72,13 +71,13 @@ export async function millionFigures(
         maxBuffer: 1 << 20,
       },
     );
-    return JSON.parse(stdout.trim().split("\n").pop() ?? "");
+    return JSON.parse(stdout.trim().split("\n").pop() ?? "") as T;
   };
   const loads: ChildColdLoad[] = [];
   const floor: number[] = [];
   for (let i = 0; i < COLD_STARTS_BIG; i++) {
-    floor.push(((await child(true)) as { floorMs: number }).floorMs);
-    const load = (await child(false)) as ChildColdLoad;
+    floor.push((await child<{ floorMs: number }>(true)).floorMs);
+    const load = await child<ChildColdLoad>(false);
     if (load.items !== expected) {
       throw new Error(`cold recall at ${count}: ${load.items} of ${expected} matches`);
     }
@@ -86,13 +85,14 @@ export async function millionFigures(
   }
   const raw = await timeRuns(() => rawFetchAndDecrypt(pg, user), 1, 0);
   const n = count.toLocaleString("en-US");
+  const coldP50 = percentile(
+    loads.map((l) => l.coldMs),
+    50,
+  );
   const figures: Figure[] = [
     {
       name: `recall cold p50 at ${n} memories (fresh process, ${segments} sealed segments, ${COLD_STARTS_BIG} runs)`,
-      value: percentile(
-        loads.map((l) => l.coldMs),
-        50,
-      ),
+      value: coldP50,
       baseline: percentile(raw, 50),
       unit: "ms",
       baselineName: "raw postgres.js per-row fetch-all + AES-GCM decrypt, 1 run",
@@ -100,10 +100,7 @@ export async function millionFigures(
     },
     {
       name: `recall cold p50 at ${n} memories beside its floor`,
-      value: percentile(
-        loads.map((l) => l.coldMs),
-        50,
-      ),
+      value: coldP50,
       baseline: percentile(floor, 50),
       unit: "ms",
       baselineName: `${FLOOR_NAME}, fresh process, ${COLD_STARTS_BIG} runs`,
