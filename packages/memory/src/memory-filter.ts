@@ -29,12 +29,17 @@ export interface MemoryFilter {
 
 /** The clear fields of a set of memories, column-wise (position i of each is one memory). */
 export interface FilterColumns {
+  /** Each memory's metadata (read only when the filter has metadata conditions). */
   readonly metadata: readonly Readonly<Record<string, unknown>>[];
-  readonly namespaces: readonly (string | null)[];
-  readonly createdMs: readonly number[];
-  /** The superseding memory's id, or null while current. */
-  readonly supersededBy: readonly (string | null)[];
-  /** How many entries of `supersededBy` are set (0: the check is skipped). */
+  /** Each memory's namespace, as an index into `namespaceNames`. */
+  readonly namespaceCodes: ArrayLike<number>;
+  /** The namespaces by code (null: none). */
+  readonly namespaceNames: readonly (string | null)[];
+  /** Each memory's creation time, epoch milliseconds. */
+  readonly createdMs: ArrayLike<number>;
+  /** 1 where the memory is superseded, 0 while current. */
+  readonly superseded: ArrayLike<number>;
+  /** How many entries of `superseded` are set (0: the check is skipped). */
   readonly supersededCount: number;
 }
 
@@ -100,18 +105,21 @@ function conditionOf(key: string, value: unknown): Condition {
  * @throws RangeError on an unknown operator (validate with {@link metadataFilterProblem} first).
  */
 export function compileFilter(filter: MemoryFilter, columns: FilterColumns): MemoryPredicate {
-  const { metadata, namespaces, createdMs, supersededBy } = columns;
+  const { metadata, namespaceCodes, namespaceNames, createdMs, superseded } = columns;
   const tests: MemoryPredicate[] = [];
   if (!(filter.includeSuperseded ?? false) && columns.supersededCount > 0) {
-    tests.push((position) => supersededBy[position] == null);
+    tests.push((position) => superseded[position] === 0);
   }
   const exact = filter.namespace;
   if (exact !== undefined) {
-    tests.push((position) => namespaces[position] === exact);
+    const code = namespaceNames.indexOf(exact);
+    tests.push(code < 0 ? () => false : (position) => namespaceCodes[position] === code);
   }
   for (const prefix of [filter.namespacePrefix, filter.confinedTo ?? undefined]) {
     if (prefix !== undefined) {
-      tests.push((position) => namespaces[position]?.startsWith(prefix) === true);
+      // Which codes name a namespace under the prefix, decided once per namespace.
+      const under = Uint8Array.from(namespaceNames, (name) => (name?.startsWith(prefix) ? 1 : 0));
+      tests.push((position) => under[namespaceCodes[position] as number] === 1);
     }
   }
   if (filter.createdAfter !== undefined || filter.createdBefore !== undefined) {

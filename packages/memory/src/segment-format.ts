@@ -41,12 +41,11 @@ export interface SegmentEntry {
 }
 
 /**
- * Characters per string a decoding makes, at most (unless one content alone is longer): V8 keeps a
- * string over 128 KiB (two bytes per character when not all one-byte) in its large-object space,
- * in freshly mapped memory each time, and on the shared host touching fresh pages cost more than
- * the decoding itself (docs/performance.md "Cold recall, 2026-11-28, second pass").
+ * Characters per content piece, at most (unless one content alone is longer): a full segment of
+ * ~200-character memories is one piece, one string in V8's large-object space, which no scavenge
+ * copies (docs/performance.md "Cold recall at 1 000 000 memories: one piece per segment").
  */
-export const PIECE_CHARS = 60_000;
+export const PIECE_CHARS = 1 << 22;
 /** Contents per piece, at most (a piece becomes one recall text block). */
 export const PIECE_ENTRIES = 4096;
 
@@ -61,29 +60,40 @@ export interface SegmentPiece {
 }
 
 /**
- * A decoded segment, column by column (position k of each column is entry k, in leaf order), and
- * its contents joined in pieces of at most {@link PIECE_CHARS} characters, each one recall text
- * block.
+ * The strings of a decoded segment's entries (ids, metadata JSON, namespaces, supersedes, key
+ * ids), held as one string and offsets rather than one string each: entry `k`'s id is string
+ * `first[k]`, its metadata JSON the next, then its namespace, supersedes and writer key id, each
+ * when its flag is set. Read them with {@link entryId} and the functions beside it.
+ */
+export interface EntryStrings {
+  /** Every entry string's characters (with other characters between them). */
+  readonly text: string;
+  /** String `s` spans [bounds[2s], bounds[2s + 1]) of `text`. */
+  readonly bounds: Int32Array;
+  /** Entry `k`'s first string (its id). */
+  readonly first: Int32Array;
+  /** Entry `k`'s flags (which optional strings it has, its writer kind). */
+  readonly flags: Uint8Array;
+  /** True when every entry string is ASCII (as they nearly always are; false: some may not be). */
+  readonly ascii: boolean;
+}
+
+/**
+ * A decoded segment, column by column (position k of each column is entry k, in leaf order), its
+ * entries' strings in one {@link EntryStrings}, and its contents joined in pieces of at most
+ * {@link PIECE_CHARS} characters, each one recall text block.
  */
 export interface DecodedSegment {
   readonly count: number;
-  readonly ids: readonly string[];
   readonly leafIndexes: Float64Array;
   readonly createdMs: Float64Array;
   /** The leaf hashes, 32 bytes each, back to back. */
   readonly leafHashes: Uint8Array;
-  /** Each entry's metadata JSON text (`"{}"` when empty). */
-  readonly metadataJson: readonly string[];
-  readonly namespaces: readonly (string | null)[];
-  readonly supersedes: readonly (string | null)[];
-  readonly writerKinds: readonly ("session" | "api_key" | null)[];
-  readonly writerKeyIds: readonly (string | null)[];
+  readonly strings: EntryStrings;
   /** The contents in order, in pieces. */
   readonly pieces: readonly SegmentPiece[];
   /** True when every content is ASCII. */
   readonly ascii: boolean;
-  /** True when every entry string (ids, metadata, namespaces…) is ASCII. */
-  readonly stringsAscii: boolean;
 }
 
 const NAMESPACE = 1;
@@ -164,8 +174,7 @@ export function encodeSegment(
 
 /**
  * Decodes a format-1 segment plaintext into columns. The leaf hashes are a view into
- * `plaintext`. When the entries' strings (ids, metadata, namespaces…) are all ASCII, as they
- * nearly always are, they are decoded in chunks of at most {@link PIECE_CHARS} and cut out of them.
+ * `plaintext`; the entries' strings (ids, metadata, namespaces…) are one {@link EntryStrings}.
  * @throws RangeError when the plaintext is truncated or holds trailing bytes.
  */
 export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
@@ -185,8 +194,10 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
   const endsAt = hashAt + HASH_BYTES * count;
   const stringsAt = endsAt + 4 * count;
   // Where each entry string starts and ends, in the order they were written (at most five per
-  // entry).
+  // entry), and each entry's first string.
   const bounds = new Int32Array(10 * count);
+  const first = new Int32Array(count);
+  let ascii = true;
   let strings = 0;
   let at = stringsAt;
   const skip = () => {
@@ -199,6 +210,8 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
   };
   for (let k = 0; k < count; k++) {
     const flags = bytes[flagsAt + k] as number;
+    ascii &&= (flags & ASCII) !== 0;
+    first[k] = strings >> 1;
     skip();
     skip();
     if (flags & NAMESPACE) {
@@ -211,60 +224,13 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
       skip();
     }
   }
-  const stringsEnd = at;
-  let string: (b: number) => string;
-  const stringsAscii = isAscii(bytes.subarray(stringsAt, stringsEnd));
-  if (stringsAscii) {
-    // Decoded in chunks of at most PIECE_CHARS (strings are cut in ascending order).
-    let chunk = "";
-    let chunkAt = 0;
-    let chunkEnd = 0;
-    string = (b) => {
-      const from = bounds[b] as number;
-      const to = bounds[b + 1] as number;
-      if (from < chunkAt || to > chunkEnd) {
-        chunkAt = from;
-        chunkEnd = Math.min(stringsEnd, Math.max(to, from + PIECE_CHARS));
-        chunk = bytes.toString("latin1", chunkAt, chunkEnd);
-      }
-      return chunk.slice(from - chunkAt, to - chunkAt);
-    };
-  } else {
-    string = (b) => bytes.toString("utf8", bounds[b], bounds[b + 1]);
-  }
-  const ids: string[] = new Array(count);
-  const metadataJson: string[] = new Array(count);
-  const namespaces: (string | null)[] = new Array(count);
-  const supersedes: (string | null)[] = new Array(count);
-  const writerKinds: ("session" | "api_key" | null)[] = new Array(count);
-  const writerKeyIds: (string | null)[] = new Array(count);
   const leafIndexes = new Float64Array(count);
   const createdMs = new Float64Array(count);
   const ends = new Int32Array(count);
-  let ascii = true;
-  let b = 0;
-  /** The next optional string, when present. */
-  const next = (present: boolean): string | null => {
-    if (!present) {
-      return null;
-    }
-    b += 2;
-    return string(b - 2);
-  };
-  for (let k = 0; k < count; k++) {
-    const flags = bytes[flagsAt + k] as number;
-    ascii &&= (flags & ASCII) !== 0;
-    leafIndexes[k] = bytes.readDoubleLE(leafAt + 8 * k);
-    createdMs[k] = bytes.readDoubleLE(timeAt + 8 * k);
-    ends[k] = bytes.readUInt32LE(endsAt + 4 * k);
-    ids[k] = string(b);
-    metadataJson[k] = string(b + 2);
-    b += 4;
-    namespaces[k] = next((flags & NAMESPACE) !== 0);
-    supersedes[k] = next((flags & SUPERSEDES) !== 0);
-    writerKinds[k] = flags & API_KEY ? "api_key" : flags & SESSION ? "session" : null;
-    writerKeyIds[k] = next((flags & API_KEY) !== 0);
-  }
+  copyLittleEndian(bytes, leafAt, leafIndexes);
+  copyLittleEndian(bytes, timeAt, createdMs);
+  copyLittleEndian(bytes, endsAt, ends);
+  const entryStrings = stringsOf(bytes, stringsAt, at, bounds.subarray(0, strings));
   need(at, 4);
   const textLength = bytes.readUInt32LE(at);
   need(at + 4, textLength);
@@ -283,19 +249,62 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
   }
   return {
     count,
-    ids,
     leafIndexes,
     createdMs,
     leafHashes: bytes.subarray(hashAt, endsAt),
-    metadataJson,
-    namespaces,
-    supersedes,
-    writerKinds,
-    writerKeyIds,
+    strings: { ...entryStrings, first, flags: bytes.subarray(flagsAt, flagsAt + count).slice() },
     pieces: piecesOf(count, ends, textChars, cut),
     ascii,
-    stringsAscii,
   };
+}
+
+/** Whether this host stores numbers little-endian, as the segment format does. */
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * Fills `column` from the little-endian values at `at` of `bytes`: one copy on a little-endian
+ * host, value by value otherwise.
+ */
+function copyLittleEndian(bytes: Buffer, at: number, column: Float64Array | Int32Array): void {
+  const size = column.BYTES_PER_ELEMENT;
+  if (LITTLE_ENDIAN_HOST) {
+    new Uint8Array(column.buffer).set(bytes.subarray(at, at + size * column.length));
+    return;
+  }
+  for (let k = 0; k < column.length; k++) {
+    column[k] = size === 8 ? bytes.readDoubleLE(at + 8 * k) : bytes.readInt32LE(at + 4 * k);
+  }
+}
+
+/**
+ * The entry strings at `bounds` (absolute byte offsets into `bytes`, string by string, between
+ * `from` and `to`) as one string with offsets into it: the bytes between `from` and `to` decoded
+ * once when they are all ASCII (as they nearly always are), else each string decoded and the
+ * strings joined.
+ */
+function stringsOf(
+  bytes: Buffer,
+  from: number,
+  to: number,
+  bounds: Int32Array,
+): Pick<EntryStrings, "text" | "bounds" | "ascii"> {
+  const relative = new Int32Array(bounds.length);
+  if (isAscii(bytes.subarray(from, to))) {
+    for (let i = 0; i < bounds.length; i++) {
+      relative[i] = (bounds[i] as number) - from;
+    }
+    return { text: bytes.toString("latin1", from, to), bounds: relative, ascii: true };
+  }
+  const parts: string[] = [];
+  let chars = 0;
+  for (let i = 0; i < bounds.length; i += 2) {
+    const part = bytes.toString("utf8", bounds[i], bounds[i + 1]);
+    parts.push(part);
+    relative[i] = chars;
+    chars += part.length;
+    relative[i + 1] = chars;
+  }
+  return { text: parts.join(""), bounds: relative, ascii: false };
 }
 
 /**
@@ -347,17 +356,98 @@ function piecesOf(
 
 /** Entry `k` of a decoded segment (its leaf hash a view into the segment's). */
 export function segmentEntry(segment: DecodedSegment, k: number): SegmentEntry {
+  const { strings } = segment;
+  const writer = entryWriterKind(strings, k);
   return {
-    id: segment.ids[k] as string,
+    id: entryId(strings, k),
     leafIndex: segment.leafIndexes[k] as number,
     createdAtMs: segment.createdMs[k] as number,
-    metadataJson: segment.metadataJson[k] as string,
+    metadataJson: entryMetadataJson(strings, k),
     leafHash: segment.leafHashes.subarray(HASH_BYTES * k, HASH_BYTES * (k + 1)),
-    namespace: segment.namespaces[k] ?? null,
-    supersedes: segment.supersedes[k] ?? null,
-    writerKind: segment.writerKinds[k] ?? null,
-    writerKeyId: segment.writerKeyIds[k] ?? null,
+    namespace: entryNamespace(strings, k),
+    supersedes: entrySupersedes(strings, k),
+    writerKind: writer,
+    writerKeyId: writer === "api_key" ? entryWriterKeyId(strings, k) : null,
   };
+}
+
+/** String `s` of `strings`. */
+function stringAt(strings: EntryStrings, s: number): string {
+  return strings.text.slice(strings.bounds[2 * s], strings.bounds[2 * s + 1]);
+}
+
+/** Entry `k`'s id. */
+export function entryId(strings: EntryStrings, k: number): string {
+  return stringAt(strings, strings.first[k] as number);
+}
+
+/** Entry `k`'s metadata JSON text (`"{}"` when empty). */
+export function entryMetadataJson(strings: EntryStrings, k: number): string {
+  return stringAt(strings, (strings.first[k] as number) + 1);
+}
+
+/** Characters of entry `k`'s metadata JSON text (2: `"{}"`, empty). */
+export function entryMetadataLength(strings: EntryStrings, k: number): number {
+  const s = (strings.first[k] as number) + 1;
+  return (strings.bounds[2 * s + 1] as number) - (strings.bounds[2 * s] as number);
+}
+
+/** Characters of entry `k`'s id. */
+export function entryIdLength(strings: EntryStrings, k: number): number {
+  const s = strings.first[k] as number;
+  return (strings.bounds[2 * s + 1] as number) - (strings.bounds[2 * s] as number);
+}
+
+/** Entry `k`'s namespace, or null. */
+export function entryNamespace(strings: EntryStrings, k: number): string | null {
+  const flags = strings.flags[k] as number;
+  return flags & NAMESPACE ? stringAt(strings, (strings.first[k] as number) + 2) : null;
+}
+
+/** The id entry `k` supersedes, or null. */
+export function entrySupersedes(strings: EntryStrings, k: number): string | null {
+  const flags = strings.flags[k] as number;
+  return flags & SUPERSEDES
+    ? stringAt(strings, (strings.first[k] as number) + 2 + (flags & NAMESPACE ? 1 : 0))
+    : null;
+}
+
+/** Entry `k`'s writer kind (null: a version-1 leaf). */
+export function entryWriterKind(strings: EntryStrings, k: number): "session" | "api_key" | null {
+  const flags = strings.flags[k] as number;
+  return flags & API_KEY ? "api_key" : flags & SESSION ? "session" : null;
+}
+
+/** Entry `k`'s writer key id (its writer an API key), or null. */
+export function entryWriterKeyId(strings: EntryStrings, k: number): string | null {
+  const flags = strings.flags[k] as number;
+  if (!(flags & API_KEY)) {
+    return null;
+  }
+  const s =
+    (strings.first[k] as number) + 2 + (flags & NAMESPACE ? 1 : 0) + (flags & SUPERSEDES ? 1 : 0);
+  return stringAt(strings, s);
+}
+
+/**
+ * The index of the entry whose id is `id`, searching from entry `from` down (-1: none): one
+ * character compared per entry before the rest, nothing allocated.
+ */
+export function lastEntryWithId(strings: EntryStrings, id: string, from: number): number {
+  const { text, bounds, first } = strings;
+  const head = id.charCodeAt(0);
+  for (let k = from; k >= 0; k--) {
+    const s = first[k] as number;
+    const at = bounds[2 * s] as number;
+    if (
+      text.charCodeAt(at) === head &&
+      (bounds[2 * s + 1] as number) - at === id.length &&
+      text.startsWith(id, at)
+    ) {
+      return k;
+    }
+  }
+  return -1;
 }
 
 /** Content `k` of a decoded segment (a binary search over its pieces). */

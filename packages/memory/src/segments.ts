@@ -10,6 +10,7 @@ import {
   type DecodedSegment,
   decodeSegment,
   encodeSegment,
+  entryId,
   SEGMENT_FORMAT,
   type SegmentEntry,
   segmentContent,
@@ -68,7 +69,7 @@ export function resealWithout(
   const entries: SegmentEntry[] = [];
   const contents: string[] = [];
   for (let k = 0; k < decoded.count; k++) {
-    if (decoded.ids[k] !== memoryId) {
+    if (entryId(decoded.strings, k) !== memoryId) {
       entries.push(segmentEntry(decoded, k));
       contents.push(segmentContent(decoded, k));
     }

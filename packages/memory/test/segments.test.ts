@@ -24,6 +24,7 @@ import {
   RecallCache,
   type RecallQuery,
 } from "../src/index.js";
+import { entryId } from "../src/segment-format.js";
 import { openSegment } from "../src/segments.js";
 import {
   createTestOwner,
@@ -97,7 +98,10 @@ async function segmentContents(user: TestOwner): Promise<{ ids: string[]; plaint
   const segments = await listRecallSegments(t.db, user.owner.userId);
   const ids: string[] = [];
   const plaintexts = segments.map((segment: RecallSegmentRow) => {
-    ids.push(...openSegment(user.dataKey, segment).ids);
+    const decoded = openSegment(user.dataKey, segment);
+    for (let k = 0; k < decoded.count; k++) {
+      ids.push(entryId(decoded.strings, k));
+    }
     // The whole plaintext, every byte of it searched.
     return Buffer.from(
       decryptSegment(

@@ -156,9 +156,10 @@ const EMPTY_POSITIONS = new PositionList();
 
 /** What the indexes read of a user's log. */
 export interface IndexedLog {
-  /** The memories held, by position (tombstones included): only its length is read. */
-  readonly ids: readonly string[];
-  readonly namespaces: readonly (string | null)[];
+  /** Memories held, tombstones included. */
+  readonly count: number;
+  /** The namespace of the memory at `position`, or null. */
+  namespaceAt(position: number): string | null;
   /** Whether the memory at `position` is live (not a tombstone). */
   isLive(position: number): boolean;
   /** The content of the memory at `position`. */
@@ -204,12 +205,12 @@ export class LogIndexes {
 
   private extend(index: TermIndex, log: IndexedLog): TermIndex {
     const before = index.bytes;
-    for (let position = index.indexed; position < log.ids.length; position++) {
+    for (let position = index.indexed; position < log.count; position++) {
       if (log.isLive(position)) {
         index.add(position, log.content(position));
       }
     }
-    index.indexed = log.ids.length;
+    index.indexed = log.count;
     this.bytes += index.bytes - before;
     return index;
   }
@@ -248,22 +249,22 @@ export class LogIndexes {
     }
     const before = index.bytes;
     if (field.kind === "namespace") {
-      for (let position = index.indexed; position < log.ids.length; position++) {
+      for (let position = index.indexed; position < log.count; position++) {
         if (log.isLive(position)) {
-          index.add(position, log.namespaces[position]);
+          index.add(position, log.namespaceAt(position));
         }
       }
     } else {
       const key = field.key;
       const metadata = log.parsedMetadata();
-      for (let position = index.indexed; position < log.ids.length; position++) {
+      for (let position = index.indexed; position < log.count; position++) {
         if (log.isLive(position)) {
           // The very read compileFilter's scalar equality makes.
           index.add(position, (metadata[position] as Record<string, unknown>)[key]);
         }
       }
     }
-    index.indexed = log.ids.length;
+    index.indexed = log.count;
     this.bytes += index.bytes - before;
     return index;
   }

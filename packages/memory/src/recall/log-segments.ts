@@ -19,24 +19,27 @@ export function segmentEntries(
 ): { entries: SegmentEntry[]; contents: string[] } {
   const entries: SegmentEntry[] = [];
   const contents: string[] = [];
-  for (let position = log.positionOfLeaf(range.firstLeaf); position < log.ids.length; position++) {
+  for (let position = log.positionOfLeaf(range.firstLeaf); position < log.count; position++) {
     const leafIndex = log.leafIndexes[position] as number;
     if (leafIndex >= range.endLeaf) {
       break;
     }
-    const id = log.ids[position] as string;
-    if (!log.isLive(position) || !liveIds.has(id)) {
+    if (!log.isLive(position)) {
       continue;
     }
-    const writer = log.writers[position] ?? null;
+    const id = log.idAt(position);
+    if (!liveIds.has(id)) {
+      continue;
+    }
+    const writer = log.writerAt(position);
     entries.push({
       id,
       leafIndex,
       createdAtMs: log.createdMs[position] as number,
       metadataJson: log.metadataJson(position),
       leafHash: log.leafHashAt(position),
-      namespace: log.namespaces[position] ?? null,
-      supersedes: log.supersedes[position] ?? null,
+      namespace: log.namespaceAt(position),
+      supersedes: log.supersedesAt(position),
       writerKind: writer?.kind ?? null,
       writerKeyId: writer?.kind === "api_key" ? writer.keyId : null,
     });

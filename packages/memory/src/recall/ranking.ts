@@ -108,9 +108,9 @@ export function forEachBm25Score(
   const index = stop ? log.stopIndex() : lengths;
   const live = log.liveCount;
   const averageLength = live === 0 ? 0 : lengths.liveLength / live;
-  if (scratchScores.length < log.ids.length) {
-    scratchScores = new Float64Array(log.ids.length);
-    scratchTouched = new Int32Array(log.ids.length);
+  if (scratchScores.length < log.count) {
+    scratchScores = new Float64Array(log.count);
+    scratchTouched = new Int32Array(log.count);
   }
   const scores = scratchScores;
   const touched = scratchTouched;

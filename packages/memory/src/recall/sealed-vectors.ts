@@ -42,9 +42,9 @@ export async function loadVectorSegments(
     for (const vector of openVectorSegment(dataKey, segment)) {
       const position = log.positionOfLeaf(vector.leafIndex);
       if (
-        log.leafIndexes[position] !== vector.leafIndex ||
-        log.ids[position] !== vector.memoryId ||
         !log.isLive(position) ||
+        log.leafIndexes[position] !== vector.leafIndex ||
+        log.idAt(position) !== vector.memoryId ||
         vector.values.length !== store.dimensions
       ) {
         continue;

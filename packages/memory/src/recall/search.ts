@@ -25,7 +25,7 @@ export function scan(log: UserLog, query: RecallQuery): RecallResult {
     return { items: [], scanned: 0, more: false };
   }
   const filter = compileFilter(query.filter, log.filterColumns(query.filter));
-  const verdicts = new Uint8Array(log.ids.length);
+  const verdicts = new Uint8Array(log.count);
   const accept = (position: number): boolean => {
     const known = verdicts[position] as number;
     if (known !== 0) {
@@ -78,7 +78,7 @@ function newestMatching(
   const found: number[] = [];
   let scanned = 0;
   const { sizes, leafIndexes } = log;
-  let position = log.ids.length - 1;
+  let position = log.count - 1;
   // Skip what the cursor already returned (leaf indices ascend with positions).
   while (position >= 0 && (leafIndexes[position] as number) >= before) {
     if (sizes[position] !== 0) {

@@ -22,7 +22,7 @@ export const FUSION_DEPTH = 1000;
 function unrankedCount(log: UserLog, accept: (position: number) => boolean): number {
   const store = log.vectors;
   let unranked = 0;
-  for (let position = 0; position < log.ids.length; position++) {
+  for (let position = 0; position < log.count; position++) {
     if (!store?.has(position) && log.isLive(position) && accept(position)) {
       unranked++;
     }

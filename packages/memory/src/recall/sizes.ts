@@ -7,10 +7,12 @@
 import type { TextBlock } from "./text-blocks.js";
 
 /**
- * Estimated bytes of one memory besides its texts, id, metadata and leaf hash: five array slots
- * of 8 bytes with up to 50% growth slack, two 4-byte text offsets.
+ * Bytes of one memory's slot in the typed columns (leaf index, time and size estimate 8 each,
+ * namespace and writer codes 4 each, superseded flag 1), counted as the columns grow.
  */
-export const ENTRY_BYTES = 5 * 8 * 1.5 + 2 * 4;
+export const COLUMN_BYTES = 3 * 8 + 2 * 4 + 1;
+/** Estimated bytes of one memory besides its columns, texts, id, metadata and leaf hash: two 4-byte text offsets. */
+export const ENTRY_BYTES = 2 * 4;
 /** Estimated fixed bytes of one user's log (its object, empty arrays, map entry). */
 export const LOG_BYTES = 4096;
 /** Estimated bytes of a V8 string's header and alignment. */

@@ -1,25 +1,41 @@
 /**
  * One user's decrypted log as the recall cache holds it, in ascending leaf index: kept
- * column-wise (ids, leaf indices, times, metadata, the leaf hashes packed into byte chunks), its
- * texts in blocks and a tail (text-blocks.ts), its indexes built on first use (indexes.ts), its
- * size estimated as it changes (sizes.ts). Deleted memories become tombstones until compaction.
+ * column-wise (ids and metadata in runs, entry-string-columns.ts; leaf indices, times,
+ * namespace and writer codes in typed arrays, typed-columns.ts; the leaf hashes packed into byte
+ * chunks; the few superseding and superseded ids in maps), its texts in blocks and a tail
+ * (text-blocks.ts), its indexes built on first use (indexes.ts), its size estimated as it changes
+ * (sizes.ts). Deleted memories become tombstones until compaction.
  * Plaintext lives only in this process's memory; data keys are never kept here.
  * @module
  */
 import type { RecallRow } from "@verifiable-memory/db-schema";
 import type { EqualityCondition, FilterColumns, MemoryFilter } from "../memory-filter.js";
 import { writerFromColumns } from "../memory-leaf.js";
-import type { DecodedSegment, SegmentPiece } from "../segment-format.js";
+import {
+  type DecodedSegment,
+  type EntryStrings,
+  entryId,
+  entryIdLength,
+  entryMetadataLength,
+  entryNamespace,
+  entrySupersedes,
+  entryWriterKeyId,
+  entryWriterKind,
+  type SegmentPiece,
+} from "../segment-format.js";
+import { EntryStringColumns } from "./entry-string-columns.js";
 import { LogIndexes, type PositionList, type TermIndex } from "./indexes.js";
 import { LeafHashes } from "./leaf-hashes.js";
 import type { LexicalAnalyser } from "./lexical-analyser.js";
-import { MetadataColumn } from "./metadata-column.js";
 import {
   blockTextBytes,
+  COLUMN_BYTES,
   ENTRY_BYTES,
   LOG_BYTES,
+  METADATA_BYTES,
   metadataBytes,
   oneByte,
+  STRING_BYTES,
   stringBytes,
 } from "./sizes.js";
 import {
@@ -33,14 +49,17 @@ import {
   TAIL_ENTRIES,
   type TextBlock,
 } from "./text-blocks.js";
+import { withRoom } from "./typed-columns.js";
 import type { MemoryWriter, Metadata, RecallEntry } from "./types.js";
 import type { VectorStore } from "./vector-store.js";
 
 /** What {@link UserLog.add} needs of a memory besides its content: a recall row's fields. */
 export type LogEntryFields = Omit<RecallRow, "iv" | "ciphertext">;
 
-/** A memory's clear fields besides its metadata, kept column-wise. */
+/** A memory's clear fields besides its id and metadata. */
 interface EntryAttributes {
+  readonly leafIndex: number;
+  readonly createdMs: number;
   readonly namespace: string | null;
   readonly supersedes: string | null;
   readonly supersededBy: string | null;
@@ -49,19 +68,31 @@ interface EntryAttributes {
 
 /** One user's decrypted log in ascending leaf index; deleted memories are tombstones. */
 export class UserLog {
-  ids: string[] = [];
-  leafIndexes: number[] = [];
-  createdMs: number[] = [];
-  /** Parsed on first use: by a match, or for every memory by a metadata filter. */
-  private metadata = new MetadataColumn();
-  namespaces: (string | null)[] = [];
-  supersedes: (string | null)[] = [];
-  supersededBy: (string | null)[] = [];
-  writers: (MemoryWriter | null)[] = [];
+  /** Memories held, tombstones included: positions 0 … count - 1. */
+  count = 0;
+  /** Ids and metadata, by position. */
+  private strings = new EntryStringColumns();
+  /** Leaf index by position (its length is room, not {@link count}). */
+  leafIndexes = new Float64Array(0);
+  /** Creation time by position, epoch milliseconds (its length is room, not {@link count}). */
+  createdMs = new Float64Array(0);
+  /** Namespace by position, as an index into {@link namespaceNames} (0: none). */
+  private namespaceCodes = new Int32Array(0);
+  private namespaceNames: (string | null)[] = [null];
+  private namespaceCodeOf = new Map<string, number>();
+  /** Writer by position, as an index into {@link writers} (0: none, a version-1 leaf). */
+  private writerCodes = new Int32Array(0);
+  private writers: (MemoryWriter | null)[] = [null];
+  private writerCodeOf = new Map<string, number>();
+  /** 1 where the memory is marked superseded; the superseding ids by position. */
+  private superseded = new Uint8Array(0);
+  private supersededBy = new Map<number, string>();
+  /** The id each memory supersedes, by position (only those that supersede one). */
+  private supersedes = new Map<number, string>();
   /** Entries with a `supersededBy` (tombstones included until compaction). */
   supersededCount = 0;
-  /** Estimated bytes of each memory; 0 marks a tombstone. */
-  sizes: number[] = [];
+  /** Estimated bytes of each memory; 0 marks a tombstone (its length is room, not {@link count}). */
+  sizes = new Float64Array(0);
   private hashes = new LeafHashes();
   blocks: TextBlock[] = [];
   /** Position of the first memory of the tail (the ones not in a block yet). */
@@ -113,20 +144,18 @@ export class UserLog {
    */
   add(row: LogEntryFields, content: string, ascii: boolean): void {
     const json = row.metadataJson;
-    const writer = writerFromColumns(row.writerKind, row.writerKeyId);
-    this.metadata.pushJson(json);
+    this.strings.push(row.id, json);
     this.push(
-      row.id,
-      row.leafIndex,
-      row.createdAtMs,
-      metadataBytes(json),
+      stringBytes(row.id, oneByte(row.id)) + metadataBytes(json),
       row.leafHash,
       { content, ascii },
       {
+        leafIndex: row.leafIndex,
+        createdMs: row.createdAtMs,
         namespace: row.namespace,
         supersedes: row.supersedes,
         supersededBy: row.supersededBy,
-        writer,
+        writer: writerFromColumns(row.writerKind, row.writerKeyId),
       },
     );
     if (row.supersedes !== null) {
@@ -136,14 +165,11 @@ export class UserLog {
   }
 
   /**
-   * Appends one memory (its metadata already pushed) to the columns and the tail; seals the tail
-   * when it is full.
+   * Appends one memory (its id and metadata already pushed; `size` their estimated bytes) to the
+   * columns and the tail; seals the tail when it is full.
    */
   private push(
-    id: string,
-    leafIndex: number,
-    createdMs: number,
-    metadataSize: number,
+    size: number,
     leafHash: Uint8Array,
     text: { content: string; ascii: boolean; folded?: string },
     attrs: EntryAttributes,
@@ -152,8 +178,26 @@ export class UserLog {
     const textBytes =
       stringBytes(text.content, text.ascii) +
       (folded === text.content ? 0 : stringBytes(folded, text.ascii));
-    this.bytes += this.hashes.put(this.ids.length, leafHash, 1);
-    this.pushColumns(id, leafIndex, createdMs, metadataSize + textBytes, attrs);
+    const position = this.count;
+    this.room(position + 1);
+    this.bytes += this.hashes.put(position, leafHash, 1);
+    this.leafIndexes[position] = attrs.leafIndex;
+    this.createdMs[position] = attrs.createdMs;
+    this.namespaceCodes[position] = this.namespaceCode(attrs.namespace);
+    this.writerCodes[position] = this.writerCode(attrs.writer);
+    if (attrs.supersedes !== null) {
+      this.supersedes.set(position, attrs.supersedes);
+    }
+    if (attrs.supersededBy !== null) {
+      this.superseded[position] = 1;
+      this.supersededBy.set(position, attrs.supersededBy);
+      this.supersededCount++;
+    }
+    const total = ENTRY_BYTES + size + textBytes;
+    this.sizes[position] = total;
+    this.bytes += total;
+    this.count++;
+    this.changes++;
     this.tailTexts.push(text.content);
     this.tailFolded.push(folded);
     this.tailAscii.push(text.ascii);
@@ -164,78 +208,109 @@ export class UserLog {
     }
   }
 
-  /**
-   * Appends one memory's columns (not its text, leaf hash or metadata): `size` is its estimated
-   * bytes so far.
-   */
-  private pushColumns(
-    id: string,
-    leafIndex: number,
-    createdMs: number,
-    size: number,
-    attrs: EntryAttributes,
-  ): void {
-    const total = ENTRY_BYTES + stringBytes(id, oneByte(id)) + size;
-    this.ids.push(id);
-    this.leafIndexes.push(leafIndex);
-    this.createdMs.push(createdMs);
-    this.namespaces.push(attrs.namespace);
-    this.supersedes.push(attrs.supersedes);
-    this.supersededBy.push(attrs.supersededBy);
-    if (attrs.supersededBy !== null) {
-      this.supersededCount++;
+  /** Grows the columns to hold at least `count` memories (doubling). */
+  private room(count: number): void {
+    if (count <= this.sizes.length) {
+      return;
     }
-    this.writers.push(attrs.writer);
-    this.sizes.push(total);
-    this.bytes += total;
-    this.changes++;
+    const before = this.sizes.length;
+    this.leafIndexes = withRoom(this.leafIndexes, count);
+    this.createdMs = withRoom(this.createdMs, count);
+    this.namespaceCodes = withRoom(this.namespaceCodes, count);
+    this.writerCodes = withRoom(this.writerCodes, count);
+    this.superseded = withRoom(this.superseded, count);
+    this.sizes = withRoom(this.sizes, count);
+    this.bytes += (this.sizes.length - before) * COLUMN_BYTES;
+  }
+
+  /** The code of `namespace` in {@link namespaceNames} (added when new). */
+  private namespaceCode(namespace: string | null): number {
+    if (namespace === null) {
+      return 0;
+    }
+    let code = this.namespaceCodeOf.get(namespace);
+    if (code === undefined) {
+      code = this.namespaceNames.push(namespace) - 1;
+      this.namespaceCodeOf.set(namespace, code);
+      this.bytes += stringBytes(namespace, false) + 64;
+    }
+    return code;
+  }
+
+  /** The code of `writer` in {@link writers} (added when new). */
+  private writerCode(writer: MemoryWriter | null): number {
+    if (writer === null) {
+      return 0;
+    }
+    const key = writer.kind === "api_key" ? `api_key:${writer.keyId}` : writer.kind;
+    let code = this.writerCodeOf.get(key);
+    if (code === undefined) {
+      code = this.writers.push(writer) - 1;
+      this.writerCodeOf.set(key, code);
+      this.bytes += stringBytes(key, false) + 64;
+    }
+    return code;
   }
 
   /**
-   * Appends a decoded recall segment (its leaf indices above every one held): each piece of its
-   * contents becomes one block as it is (one lower-casing per piece).
+   * Appends a decoded recall segment (its leaf indices above every one held): its ids and
+   * metadata kept as the segment's strings, each piece of its contents one block as it is (one
+   * lower-casing per piece).
    */
   addSegment(segment: DecodedSegment): void {
-    const { count } = segment;
+    const { count, strings } = segment;
     if (count === 0) {
       return;
     }
     this.sealTail(1);
-    const start = this.ids.length;
-    // What pushColumns does, in one loop over the segment's columns.
+    const start = this.count;
+    this.room(start + count);
     this.bytes += this.hashes.put(start, segment.leafHashes, count);
+    this.strings.pushSegment(strings, count);
+    this.leafIndexes.set(segment.leafIndexes, start);
+    this.createdMs.set(segment.createdMs, start);
+    const marks: [id: string, supersededBy: number][] = [];
+    let sessionCode: number | undefined;
+    for (let k = 0; k < count; k++) {
+      const namespace = entryNamespace(strings, k);
+      if (namespace !== null) {
+        this.namespaceCodes[start + k] = this.namespaceCode(namespace);
+      }
+      const kind = entryWriterKind(strings, k);
+      if (kind === "session") {
+        // Nearly every memory of a wallet-session writer: its code looked up once.
+        sessionCode ??= this.writerCode(writerFromColumns(kind, null));
+        this.writerCodes[start + k] = sessionCode;
+      } else if (kind !== null) {
+        this.writerCodes[start + k] = this.writerCode(
+          writerFromColumns(kind, entryWriterKeyId(strings, k)),
+        );
+      }
+      const supersedes = entrySupersedes(strings, k);
+      if (supersedes !== null) {
+        this.supersedes.set(start + k, supersedes);
+        marks.push([supersedes, start + k]);
+      }
+    }
     for (const piece of segment.pieces) {
       const block = pieceBlock(start + piece.first, piece, segment.ascii);
       for (let j = 0; j < piece.count; j++) {
         const k = piece.first + j;
-        const json = segment.metadataJson[k] as string;
-        const id = segment.ids[k] as string;
+        const metadataLength = entryMetadataLength(strings, k);
         const size =
           ENTRY_BYTES +
-          stringBytes(id, segment.stringsAscii || oneByte(id)) +
-          metadataBytes(json) +
+          (strings.ascii ? STRING_BYTES + entryIdLength(strings, k) : idBytes(strings, k)) +
+          (metadataLength === 2 ? 0 : METADATA_BYTES + 2 * metadataLength) +
           blockTextBytes(block, j);
-        this.ids.push(id);
-        this.leafIndexes.push(segment.leafIndexes[k] as number);
-        this.createdMs.push(segment.createdMs[k] as number);
-        this.namespaces.push(segment.namespaces[k] ?? null);
-        this.supersedes.push(segment.supersedes[k] ?? null);
-        this.metadata.pushJson(json);
-        this.supersededBy.push(null);
-        this.writers.push(
-          writerFromColumns(segment.writerKinds[k] ?? null, segment.writerKeyIds[k] ?? null),
-        );
-        this.sizes.push(size);
+        this.sizes[start + k] = size;
         this.bytes += size;
       }
       this.blocks.push(block);
     }
+    this.count += count;
     this.changes += count;
-    for (let k = 0; k < count; k++) {
-      const supersedes = segment.supersedes[k];
-      if (supersedes != null) {
-        this.markSuperseded(supersedes, segment.ids[k] as string);
-      }
+    for (const [supersedes, position] of marks) {
+      this.markSuperseded(supersedes, this.idAt(position));
     }
     this.tailStart += count;
     this.lastLeafIndex = Math.max(this.lastLeafIndex, segment.leafIndexes[count - 1] as number);
@@ -313,17 +388,42 @@ export class UserLog {
   /** The memory at `position` as a recall match. */
   entry(position: number): RecallEntry {
     return {
-      id: this.ids[position] as string,
+      id: this.idAt(position),
       leafIndex: this.leafIndexes[position] as number,
       content: this.content(position),
       metadata: this.metadataAt(position),
       createdAt: new Date(this.createdMs[position] as number),
       leafHash: this.hashes.at(position),
-      namespace: this.namespaces[position] ?? null,
-      supersedes: this.supersedes[position] ?? null,
-      supersededBy: this.supersededBy[position] ?? null,
-      writtenBy: this.writers[position] ?? null,
+      namespace: this.namespaceAt(position),
+      supersedes: this.supersedesAt(position),
+      supersededBy: this.supersededByAt(position),
+      writtenBy: this.writerAt(position),
     };
+  }
+
+  /** The id of the memory at `position`. */
+  idAt(position: number): string {
+    return this.strings.id(position);
+  }
+
+  /** The namespace of the memory at `position`, or null. */
+  namespaceAt(position: number): string | null {
+    return this.namespaceNames[this.namespaceCodes[position] as number] ?? null;
+  }
+
+  /** The id the memory at `position` supersedes, or null. */
+  supersedesAt(position: number): string | null {
+    return this.supersedes.get(position) ?? null;
+  }
+
+  /** The id of the memory that superseded the one at `position`, or null. */
+  supersededByAt(position: number): string | null {
+    return this.supersededBy.get(position) ?? null;
+  }
+
+  /** Who wrote the memory at `position` (null: a version-1 leaf). */
+  writerAt(position: number): MemoryWriter | null {
+    return this.writers[this.writerCodes[position] as number] ?? null;
   }
 
   /** The leaf hash of the memory at `position` (a copy). */
@@ -333,36 +433,37 @@ export class UserLog {
 
   /** The metadata of the memory at `position`, parsed (and kept parsed) on first use. */
   metadataAt(position: number): Metadata {
-    return this.metadata.at(position);
+    return this.strings.metadataAt(position);
   }
 
   /** The metadata of the memory at `position` as JSON text. */
   metadataJson(position: number): string {
-    return this.metadata.json(position);
+    return this.strings.metadataJson(position);
   }
 
   /**
    * The clear-field columns `filter` reads (compileFilter): every metadata parsed first when the
-   * filter has metadata conditions.
+   * filter has metadata conditions (none handed over otherwise).
    */
   filterColumns(filter: MemoryFilter): FilterColumns {
     return {
-      metadata: this.metadata.held(Object.keys(filter.metadata ?? {}).length > 0),
-      namespaces: this.namespaces,
+      metadata: Object.keys(filter.metadata ?? {}).length > 0 ? this.strings.parsedMetadata() : [],
+      namespaceCodes: this.namespaceCodes,
+      namespaceNames: this.namespaceNames,
       createdMs: this.createdMs,
-      supersededBy: this.supersededBy,
+      superseded: this.superseded,
       supersededCount: this.supersededCount,
     };
   }
 
-  /** Every memory's metadata, parsed (the ones still JSON text are parsed now). */
+  /** Every memory's metadata, parsed (the ones not parsed yet are parsed now). */
   parsedMetadata(): Metadata[] {
-    return this.metadata.parsed();
+    return this.strings.parsedMetadata();
   }
 
-  /** Drops the memory with this id (this process's own deletes); a linear search. */
+  /** Drops the live memory with this id (this process's own deletes); a linear search. */
   removeId(id: string): void {
-    const position = this.ids.lastIndexOf(id);
+    const position = this.strings.lastPositionOf(id, (p) => this.isLive(p));
     if (position >= 0) {
       this.removeAt(position);
     }
@@ -371,7 +472,7 @@ export class UserLog {
   /** Drops the memory with this leaf index (deletions read back); a binary search. */
   removeLeaf(leafIndex: number): void {
     const position = this.positionOfLeaf(leafIndex);
-    if (this.leafIndexes[position] === leafIndex) {
+    if (position < this.count && this.leafIndexes[position] === leafIndex) {
       this.removeAt(position);
     }
   }
@@ -387,7 +488,7 @@ export class UserLog {
       this.tailFolded[position - this.tailStart] = "";
       this.bytes -= size;
     } else {
-      // A block's text stays until compaction: keep counting it.
+      // A block's text stays until compaction, and so do a segment's ids: keep counting them.
       const block = blockAt(this.blocks, position);
       this.bytes -= size - blockTextBytes(block, position - block.start);
       block.live--;
@@ -395,19 +496,19 @@ export class UserLog {
     this.sizes[position] = 0;
     this.changes++;
     this.indexes.forget(position);
-    this.ids[position] = "";
-    this.metadata.clear(position);
+    this.strings.clear(position);
     this.tombstones++;
-    if (this.tombstones > 1024 && this.tombstones * 2 > this.ids.length) {
+    if (this.tombstones > 1024 && this.tombstones * 2 > this.count) {
       this.compact();
     }
   }
 
-  /** Records that `id` (held or not) was superseded by `supersededBy`. */
+  /** Records that `id` (held live or not held) was superseded by `supersededBy`. */
   markSuperseded(id: string, supersededBy: string): void {
-    const position = this.ids.lastIndexOf(id);
-    if (position >= 0 && this.supersededBy[position] == null) {
-      this.supersededBy[position] = supersededBy;
+    const position = this.strings.lastPositionOf(id, (p) => this.isLive(p));
+    if (position >= 0 && this.superseded[position] === 0) {
+      this.superseded[position] = 1;
+      this.supersededBy.set(position, supersededBy);
       this.supersededCount++;
       this.changes++;
     }
@@ -416,7 +517,7 @@ export class UserLog {
   /** The first position whose leaf index is ≥ `leafIndex` (binary search). */
   positionOfLeaf(leafIndex: number): number {
     let low = 0;
-    let high = this.leafIndexes.length;
+    let high = this.count;
     while (low < high) {
       const middle = (low + high) >>> 1;
       if ((this.leafIndexes[middle] as number) < leafIndex) {
@@ -430,7 +531,7 @@ export class UserLog {
 
   /** Live memories held. */
   get liveCount(): number {
-    return this.ids.length - this.tombstones;
+    return this.count - this.tombstones;
   }
 
   /**
@@ -472,10 +573,10 @@ export class UserLog {
   /** Live memories at positions `from` and above. */
   liveFrom(from: number): number {
     if (this.tombstones === 0) {
-      return this.ids.length - from;
+      return this.count - from;
     }
     let live = 0;
-    for (let position = from; position < this.ids.length; position++) {
+    for (let position = from; position < this.count; position++) {
       if ((this.sizes[position] as number) > 0) {
         live++;
       }
@@ -486,33 +587,45 @@ export class UserLog {
   /** Rebuilds the log without its tombstones. */
   private compact(): void {
     const old = {
-      ids: this.ids,
+      count: this.count,
+      strings: this.strings,
       leafIndexes: this.leafIndexes,
       createdMs: this.createdMs,
-      metadata: this.metadata,
-      namespaces: this.namespaces,
-      supersedes: this.supersedes,
-      supersededBy: this.supersededBy,
-      writers: this.writers,
       sizes: this.sizes,
       hashes: this.hashes,
     };
-    const texts: { content: string; folded: string }[] = [];
-    for (let position = 0; position < old.ids.length; position++) {
+    const kept: { content: string; folded: string; attrs: EntryAttributes }[] = [];
+    for (let position = 0; position < old.count; position++) {
       if (this.isLive(position)) {
-        texts.push({ content: this.content(position), folded: this.folded(position) });
+        kept.push({
+          content: this.content(position),
+          folded: this.folded(position),
+          attrs: {
+            leafIndex: old.leafIndexes[position] as number,
+            createdMs: old.createdMs[position] as number,
+            namespace: this.namespaceAt(position),
+            supersedes: this.supersedesAt(position),
+            supersededBy: this.supersededByAt(position),
+            writer: this.writerAt(position),
+          },
+        });
       }
     }
-    this.ids = [];
-    this.leafIndexes = [];
-    this.createdMs = [];
-    this.metadata = new MetadataColumn();
-    this.namespaces = [];
-    this.supersedes = [];
-    this.supersededBy = [];
+    this.count = 0;
+    this.strings = new EntryStringColumns();
+    this.leafIndexes = new Float64Array(0);
+    this.createdMs = new Float64Array(0);
+    this.namespaceCodes = new Int32Array(0);
+    this.namespaceNames = [null];
+    this.namespaceCodeOf = new Map();
+    this.writerCodes = new Int32Array(0);
+    this.writers = [null];
+    this.writerCodeOf = new Map();
+    this.superseded = new Uint8Array(0);
+    this.supersededBy = new Map();
+    this.supersedes = new Map();
     this.supersededCount = 0;
-    this.writers = [];
-    this.sizes = [];
+    this.sizes = new Float64Array(0);
     this.hashes = new LeafHashes();
     this.blocks = [];
     this.tailStart = 0;
@@ -524,28 +637,21 @@ export class UserLog {
     this.tombstones = 0;
     this.bytes = LOG_BYTES;
     this.indexes = new LogIndexes(this.analyser);
-    const newPositions = new Int32Array(old.ids.length).fill(-1);
+    const newPositions = new Int32Array(old.count).fill(-1);
     let next = 0;
-    for (let position = 0; position < old.ids.length; position++) {
+    for (let position = 0; position < old.count; position++) {
       if (old.sizes[position] === 0) {
         continue;
       }
       newPositions[position] = next;
-      const { content, folded } = texts[next++] as { content: string; folded: string };
-      this.metadata.pushFrom(old.metadata, position);
+      const { content, folded, attrs } = kept[next++] as (typeof kept)[number];
+      const id = old.strings.id(position);
+      this.strings.push(id, old.strings.heldMetadata(position));
       this.push(
-        old.ids[position] as string,
-        old.leafIndexes[position] as number,
-        old.createdMs[position] as number,
-        old.metadata.bytesAt(position),
+        stringBytes(id, oneByte(id)) + old.strings.metadataBytes(position),
         old.hashes.view(position),
         { content, folded, ascii: oneByte(content) && oneByte(folded) },
-        {
-          namespace: old.namespaces[position] ?? null,
-          supersedes: old.supersedes[position] ?? null,
-          supersededBy: old.supersededBy[position] ?? null,
-          writer: old.writers[position] ?? null,
-        },
+        attrs,
       );
     }
     this.sealTail(TAIL_ENTRIES);
@@ -556,14 +662,19 @@ export class UserLog {
   }
 }
 
+/** Estimated bytes of entry `k`'s id as a string of its own (sizes.ts `stringBytes`). */
+function idBytes(strings: EntryStrings, k: number): number {
+  const id = entryId(strings, k);
+  return stringBytes(id, oneByte(id));
+}
+
 /**
  * A segment piece as the text block at `start`: lower-cased once (per content when that changed
- * lengths). For one-byte text without a capital V8's `toLowerCase` returns the same string, found
- * by a word-at-a-time scan, allocating nothing (faster than a `/[A-Z]/` test of the piece).
+ * lengths) when some window of it holds a capital.
  */
 function pieceBlock(start: number, piece: SegmentPiece, ascii: boolean): TextBlock {
   const { text, ends, count } = piece;
-  let folded = text.toLowerCase();
+  let folded = hasCapital(text) ? text.toLowerCase() : text;
   let foldedEnds = ends;
   if (folded.length !== text.length) {
     const texts: string[] = [];
@@ -583,4 +694,24 @@ function pieceBlock(start: number, piece: SegmentPiece, ascii: boolean): TextBlo
     width: ascii ? 1 : 2,
     live: count,
   };
+}
+
+/** Characters of `text` lower-cased at a time by {@link hasCapital}. */
+const CAPITAL_WINDOW = 60_000;
+
+/**
+ * Whether lower-casing changes `text`, asked of windows of {@link CAPITAL_WINDOW} characters: for
+ * one-byte text without a capital V8's `toLowerCase` returns its input after a word-at-a-time
+ * scan, but its scratch string is as long as the input, which past 128 KiB is freshly mapped
+ * memory each time (4× slower than the windows over a 1 000 000-memory load; docs/performance.md
+ * "Cold recall at 1 000 000 memories: one piece per segment").
+ */
+function hasCapital(text: string): boolean {
+  for (let at = 0; at < text.length; at += CAPITAL_WINDOW) {
+    const window = text.slice(at, at + CAPITAL_WINDOW);
+    if (window.toLowerCase() !== window) {
+      return true;
+    }
+  }
+  return false;
 }

@@ -24,12 +24,10 @@ function plainLog(
   return {
     texts,
     metadata,
-    get ids() {
-      return texts.map((_, p) => String(p));
+    get count() {
+      return texts.length;
     },
-    get namespaces() {
-      return texts.map((_, p) => (p % 2 === 0 ? "even" : null));
-    },
+    namespaceAt: (position) => (position % 2 === 0 ? "even" : null),
     isLive: (position) => !dead.has(position),
     content: (position) => texts[position] as string,
     parsedMetadata: () => metadata,

@@ -2,10 +2,13 @@
  * One user's cached log without a database: entries read back field for field from the tail and
  * from sealed blocks, a decoded recall segment held exactly as the same memories added one by
  * one, deletions (by id and by leaf index) lowering the size estimate, compaction once more than
- * half are tombstones, superseded marks, and the entries of a segment range.
+ * half are tombstones, superseded marks, and the entries of a segment range; a log loaded from a
+ * segment found by id in the segment's strings, its supersedes marked, its namespaces filtered
+ * by code.
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { compileFilter, type MemoryFilter } from "../../src/memory-filter.js";
 import { lexicalAnalyser } from "../../src/recall/lexical-analyser.js";
 import { segmentEntries } from "../../src/recall/log-segments.js";
 import { BLOCK_ENTRIES } from "../../src/recall/text-blocks.js";
@@ -111,13 +114,14 @@ describe("UserLog deletions", () => {
     const deleted = new Set([0, ...known.keys()].filter((k) => k === 0 || k % 2 === 1));
     const kept = known.filter((_, k) => !deleted.has(k));
     for (const k of deleted) {
-      expect(log.ids).toHaveLength(known.length);
+      expect(log.count).toBe(known.length);
       log.removeId((known[k] as Known).id);
     }
-    expect(log.ids).toHaveLength(kept.length);
+    expect(log.count).toBe(kept.length);
     expect(log.liveCount).toBe(kept.length);
-    expect(log.ids.map((_, position) => log.entry(position).id)).toEqual(kept.map((m) => m.id));
-    expect(log.ids.map((_, position) => log.content(position))).toEqual(kept.map((m) => m.content));
+    const positions = kept.map((_, position) => position);
+    expect(positions.map((position) => log.entry(position).id)).toEqual(kept.map((m) => m.id));
+    expect(positions.map((position) => log.content(position))).toEqual(kept.map((m) => m.content));
     const fresh = logOf(kept);
     fresh.sealTail(512);
     expect(log.bytes).toBe(fresh.bytes);
@@ -151,5 +155,59 @@ describe("UserLog supersession and segment ranges", () => {
     expect(() =>
       segmentEntries(log, range, new Set([...live.map((m) => m.id), (known[6] as Known).id])),
     ).toThrow(/holds 7 of the 8 live memories of leaves \[4, 12\)/);
+  });
+});
+
+describe("UserLog held as segments", () => {
+  /** A log of `known` loaded from one segment (supersedes set where given). */
+  function segmentLog(known: readonly Known[], supersedes: (string | null)[] = []): UserLog {
+    const log = new UserLog(new Date(0), lexicalAnalyser("en"));
+    log.addSegment(
+      decodeSegment(
+        encodeSegment(
+          known.map((m, k) => {
+            const { supersededBy: _, ...entry } = rowOf(m, supersedes[k] ?? null);
+            return entry;
+          }),
+          known.map((m) => m.content),
+        ),
+      ),
+    );
+    return log;
+  }
+
+  it("finds a memory by id in the segment's strings, not where another memory's metadata names it", () => {
+    const known = memories(40);
+    const target = known[7] as Known;
+    // The newest memory's metadata holds the target's id as text.
+    known[39] = { ...(known[39] as Known), metadata: { about: target.id } };
+    const log = segmentLog(known);
+    log.removeId(target.id);
+    expect(log.isLive(7)).toBe(false);
+    expect(log.isLive(39)).toBe(true);
+    expect(log.liveCount).toBe(39);
+    // A second removal of the same id finds nothing live.
+    log.removeId(target.id);
+    expect(log.liveCount).toBe(39);
+    expect(log.entry(39).metadata).toEqual({ about: target.id });
+  });
+
+  it("marks what a segment's memories supersede, and filters by namespace codes and superseded flags", () => {
+    const known = memories(12);
+    const log = segmentLog(known, [null, null, null, null, (known[1] as Known).id]);
+    expect(log.supersededCount).toBe(1);
+    expect(log.entry(1).supersededBy).toBe((known[4] as Known).id);
+    expect(log.entry(4).supersedes).toBe((known[1] as Known).id);
+    const matching = (filter: MemoryFilter) => {
+      const test = compileFilter(filter, log.filterColumns(filter));
+      return known.map((_, position) => position).filter((position) => test(position));
+    };
+    // memories(): namespace `agent/${k % 8}` where k % 4 === 0, else null.
+    expect(matching({ namespace: "agent/0" })).toEqual([0, 8]);
+    expect(matching({ namespace: "agent/4" })).toEqual([4]);
+    expect(matching({ namespace: "agent/9" })).toEqual([]);
+    expect(matching({ namespacePrefix: "agent/" })).toEqual([0, 4, 8]);
+    expect(matching({})).not.toContain(1);
+    expect(matching({ includeSuperseded: true })).toContain(1);
   });
 });
