@@ -193,36 +193,27 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
   const hashAt = timeAt + 8 * count;
   const endsAt = hashAt + HASH_BYTES * count;
   const stringsAt = endsAt + 4 * count;
-  // Where each entry string starts and ends, in the order they were written (at most five per
-  // entry), and each entry's first string.
-  const bounds = new Int32Array(10 * count);
+  // Each entry's first string, and where each string starts and ends (byte offsets from
+  // `stringsAt`), in the order they were written.
   const first = new Int32Array(count);
   let ascii = true;
   let strings = 0;
-  let at = stringsAt;
-  const skip = () => {
-    need(at, 4);
-    const length = bytes.readUInt32LE(at);
-    need(at + 4, length);
-    bounds[strings++] = at + 4;
-    bounds[strings++] = at + 4 + length;
-    at += 4 + length;
-  };
   for (let k = 0; k < count; k++) {
     const flags = bytes[flagsAt + k] as number;
     ascii &&= (flags & ASCII) !== 0;
-    first[k] = strings >> 1;
-    skip();
-    skip();
-    if (flags & NAMESPACE) {
-      skip();
-    }
-    if (flags & SUPERSEDES) {
-      skip();
-    }
-    if (flags & API_KEY) {
-      skip();
-    }
+    first[k] = strings;
+    strings +=
+      2 + (flags & NAMESPACE ? 1 : 0) + (flags & SUPERSEDES ? 1 : 0) + (flags & API_KEY ? 1 : 0);
+  }
+  const bounds = new Int32Array(2 * strings);
+  let at = stringsAt;
+  for (let b = 0; b < bounds.length; b += 2) {
+    need(at, 4);
+    const length = bytes.readUInt32LE(at);
+    need(at + 4, length);
+    bounds[b] = at + 4 - stringsAt;
+    bounds[b + 1] = at + 4 + length - stringsAt;
+    at += 4 + length;
   }
   const leafIndexes = new Float64Array(count);
   const createdMs = new Float64Array(count);
@@ -230,7 +221,7 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
   copyLittleEndian(bytes, leafAt, leafIndexes);
   copyLittleEndian(bytes, timeAt, createdMs);
   copyLittleEndian(bytes, endsAt, ends);
-  const entryStrings = stringsOf(bytes, stringsAt, at, bounds.subarray(0, strings));
+  const entryStrings = stringsOf(bytes, stringsAt, at, bounds);
   need(at, 4);
   const textLength = bytes.readUInt32LE(at);
   need(at + 4, textLength);
@@ -277,10 +268,10 @@ function copyLittleEndian(bytes: Buffer, at: number, column: Float64Array | Int3
 }
 
 /**
- * The entry strings at `bounds` (absolute byte offsets into `bytes`, string by string, between
- * `from` and `to`) as one string with offsets into it: the bytes between `from` and `to` decoded
- * once when they are all ASCII (as they nearly always are), else each string decoded and the
- * strings joined.
+ * The entry strings at `bounds` (byte offsets from `from`, string by string, up to `to`) as one
+ * string with character offsets into it: the bytes between `from` and `to` decoded once when
+ * they are all ASCII (as they nearly always are; `bounds` then serve as they are), else each
+ * string decoded and the strings joined.
  */
 function stringsOf(
   bytes: Buffer,
@@ -288,23 +279,24 @@ function stringsOf(
   to: number,
   bounds: Int32Array,
 ): Pick<EntryStrings, "text" | "bounds" | "ascii"> {
-  const relative = new Int32Array(bounds.length);
   if (isAscii(bytes.subarray(from, to))) {
-    for (let i = 0; i < bounds.length; i++) {
-      relative[i] = (bounds[i] as number) - from;
-    }
-    return { text: bytes.toString("latin1", from, to), bounds: relative, ascii: true };
+    return { text: bytes.toString("latin1", from, to), bounds, ascii: true };
   }
+  const chars = new Int32Array(bounds.length);
   const parts: string[] = [];
-  let chars = 0;
+  let length = 0;
   for (let i = 0; i < bounds.length; i += 2) {
-    const part = bytes.toString("utf8", bounds[i], bounds[i + 1]);
+    const part = bytes.toString(
+      "utf8",
+      from + (bounds[i] as number),
+      from + (bounds[i + 1] as number),
+    );
     parts.push(part);
-    relative[i] = chars;
-    chars += part.length;
-    relative[i + 1] = chars;
+    chars[i] = length;
+    length += part.length;
+    chars[i + 1] = length;
   }
-  return { text: parts.join(""), bounds: relative, ascii: false };
+  return { text: parts.join(""), bounds: chars, ascii: false };
 }
 
 /**
