@@ -24,6 +24,15 @@ export async function timeRuns(
   return out;
 }
 
+/**
+ * A full garbage collection when the process runs with `--expose-gc` (`pnpm bench` does), else
+ * nothing: called before a timed run that follows other work in the same process, so that it does
+ * not pay for collecting the garbage that work left.
+ */
+export function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 /** The p-th percentile (0..100) of `values` (nearest rank). Throws RangeError on an empty list. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) {

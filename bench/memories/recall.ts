@@ -10,7 +10,7 @@ import { systemClock } from "@verifiable-memory/clock";
 import type { Config } from "@verifiable-memory/core-api";
 import type { DatabaseHandle } from "@verifiable-memory/db-schema";
 import { RecallCache, type RecallQuery } from "@verifiable-memory/memory";
-import { type Figure, percentile, timeRuns } from "../lib.js";
+import { collectGarbage, type Figure, percentile, timeRuns } from "../lib.js";
 import { serveCoreApi } from "../sign-in.bench.js";
 import { FLOOR_NAME, segmentsFetchAndDecrypt } from "./cold-floor.js";
 import {
@@ -47,11 +47,14 @@ export async function recallFigures(
   const rawCold: number[] = [];
   const floor: number[] = [];
   for (let i = 0; i < COLD_STARTS; i++) {
+    collectGarbage();
     rawCold.push(...(await timeRuns(() => rawFetchAndDecrypt(pg, user), 1, 0)));
+    collectGarbage();
     floor.push(
       ...(await timeRuns(() => segmentsFetchAndDecrypt(db, user.userId, user.dataKey), 1, 0)),
     );
     const fresh = await serveCoreApi(db, config);
+    collectGarbage();
     cold.push(...(await timeRuns(() => search(fresh.url, user, expected), 1, 0)));
     await fresh.close();
   }
