@@ -21,6 +21,7 @@
  * @module
  */
 import { isAscii } from "node:buffer";
+import { runAt } from "./runs.js";
 
 /** The segment format this code writes and reads. */
 export const SEGMENT_FORMAT = 1;
@@ -52,7 +53,7 @@ export const PIECE_ENTRIES = 4096;
 /** Consecutive contents of a decoded segment, joined by U+0000 into one string. */
 export interface SegmentPiece {
   /** The entry index of its first content. */
-  readonly first: number;
+  readonly start: number;
   readonly count: number;
   readonly text: string;
   /** UTF-16 offset just past each of its contents in `text` (the next starts one further). */
@@ -336,7 +337,7 @@ function piecesOf(
       local[k] = (local[k] as number) - from;
     }
     pieces.push({
-      first,
+      start: first,
       count: last + 1 - first,
       text: cut(from, ends[last] as number),
       ends: local,
@@ -444,18 +445,7 @@ export function lastEntryWithId(strings: EntryStrings, id: string, from: number)
 
 /** Content `k` of a decoded segment (a binary search over its pieces). */
 export function segmentContent(segment: DecodedSegment, k: number): string {
-  const { pieces } = segment;
-  let low = 0;
-  let high = pieces.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >>> 1;
-    if ((pieces[middle] as SegmentPiece).first <= k) {
-      low = middle;
-    } else {
-      high = middle - 1;
-    }
-  }
-  const piece = pieces[low] as SegmentPiece;
-  const j = k - piece.first;
+  const piece = runAt(segment.pieces, k);
+  const j = k - piece.start;
   return piece.text.slice(j === 0 ? 0 : (piece.ends[j - 1] as number) + 1, piece.ends[j]);
 }

@@ -88,7 +88,7 @@ describe("segment format 1", () => {
       expect(segment.pieces.length).toBeGreaterThan(2);
       let next = 0;
       for (const piece of segment.pieces) {
-        expect(piece.first).toBe(next);
+        expect(piece.start).toBe(next);
         next += piece.count;
         const alone = piece.count === 1 && piece.text.length > PIECE_CHARS;
         expect(alone || piece.text.length <= PIECE_CHARS).toBe(true);

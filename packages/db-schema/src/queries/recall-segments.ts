@@ -186,16 +186,17 @@ export async function dropRecallSegmentOf(
 }
 
 /**
- * The user's superseded memories with a leaf index below `endLeaf`, as `[id, supersededBy]`: what
- * a cold load from segments (which do not keep the mutable `superseded_by`) adds back.
+ * The user's superseded memories with a leaf index below `endLeaf`, as `[leafIndex,
+ * supersededBy]`: what a cold load from segments (which do not keep the mutable `superseded_by`)
+ * adds back, finding each memory by its leaf index.
  */
 export async function listSupersededBefore(
   db: Executor,
   userId: string,
   endLeaf: number,
-): Promise<[id: string, supersededBy: string][]> {
+): Promise<[leafIndex: number, supersededBy: string][]> {
   const rows = await db
-    .select({ id: memories.id, supersededBy: memories.supersededBy })
+    .select({ leafIndex: memories.leafIndex, supersededBy: memories.supersededBy })
     .from(memories)
     .where(
       and(
@@ -204,5 +205,5 @@ export async function listSupersededBefore(
         lt(memories.leafIndex, endLeaf),
       ),
     );
-  return rows.map((row) => [row.id, row.supersededBy as string]);
+  return rows.map((row) => [row.leafIndex, row.supersededBy as string]);
 }

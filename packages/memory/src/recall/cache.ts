@@ -444,8 +444,8 @@ export class RecallCache {
     if (end === 0) {
       return;
     }
-    for (const [id, supersededBy] of marks) {
-      log.markSuperseded(id, supersededBy);
+    for (const [leafIndex, supersededBy] of marks) {
+      log.markSupersededLeaf(leafIndex, supersededBy);
     }
     log.lastLeafIndex = Math.max(log.lastLeafIndex, end - 1);
     log.sealedEnd = end - lastFirst < this.segmentLeaves ? lastFirst : end;

@@ -8,6 +8,8 @@
  * parsed; memories without metadata share one frozen `{}`.
  * @module
  */
+
+import { runAt } from "../runs.js";
 import {
   type EntryStrings,
   entryId,
@@ -69,7 +71,7 @@ export class EntryStringColumns {
 
   /** The id at `position` (a tombstone's may be ""). */
   id(position: number): string {
-    const run = this.runAt(position);
+    const run = this.runOf(position);
     const k = position - run.start;
     return "strings" in run ? entryId(run.strings, k) : (run.ids[k] as string);
   }
@@ -108,7 +110,7 @@ export class EntryStringColumns {
     if (position < this.allParsed.length) {
       return this.allParsed[position] as Metadata;
     }
-    const run = this.runAt(position);
+    const run = this.runOf(position);
     const k = position - run.start;
     if ("strings" in run) {
       run.parsed ??= [];
@@ -131,7 +133,7 @@ export class EntryStringColumns {
 
   /** The metadata at `position` as JSON text. */
   metadataJson(position: number): string {
-    const run = this.runAt(position);
+    const run = this.runOf(position);
     const k = position - run.start;
     const held = "strings" in run ? run.parsed?.[k] : run.metadata[k];
     if (typeof held === "string") {
@@ -145,7 +147,7 @@ export class EntryStringColumns {
 
   /** Estimated bytes of the metadata at `position`, as sizes.ts `metadataBytes` counts its JSON. */
   metadataBytes(position: number): number {
-    const run = this.runAt(position);
+    const run = this.runOf(position);
     if ("strings" in run && run.parsed?.[position - run.start] === undefined) {
       const length = entryMetadataLength(run.strings, position - run.start);
       return length === 2 ? 0 : METADATA_BYTES + 2 * length;
@@ -164,7 +166,7 @@ export class EntryStringColumns {
 
   /** Drops the metadata at `position` (a deleted memory): it becomes the shared `{}`. */
   clear(position: number): void {
-    const run = this.runAt(position);
+    const run = this.runOf(position);
     const k = position - run.start;
     if ("strings" in run) {
       run.parsed ??= [];
@@ -180,7 +182,7 @@ export class EntryStringColumns {
 
   /** The metadata at `position` as held, to append to another column: parsed, or its JSON. */
   heldMetadata(position: number): Metadata | string {
-    const run = this.runAt(position);
+    const run = this.runOf(position);
     const k = position - run.start;
     const held = "strings" in run ? run.parsed?.[k] : run.metadata[k];
     return held ?? this.metadataJson(position);
@@ -191,20 +193,9 @@ export class EntryStringColumns {
     return (this.runs[r + 1] as Run | undefined)?.start ?? this.length;
   }
 
-  /** The run holding `position` (a binary search; `position` is below {@link length}). */
-  private runAt(position: number): Run {
-    const { runs } = this;
-    let low = 0;
-    let high = runs.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >>> 1;
-      if ((runs[middle] as Run).start <= position) {
-        low = middle;
-      } else {
-        high = middle - 1;
-      }
-    }
-    return runs[low] as Run;
+  /** The run holding `position` (below {@link length}). */
+  private runOf(position: number): Run {
+    return runAt(this.runs, position);
   }
 }
 

@@ -5,6 +5,8 @@
  * The newest memories wait in a short tail of separate strings until they fill a block.
  * @module
  */
+
+import { runAt } from "../runs.js";
 import { PIECE_CHARS } from "../segment-format.js";
 
 /** Memories per text block, at most. */
@@ -50,21 +52,11 @@ export function endsOf(texts: readonly string[]): Int32Array {
 }
 
 /**
- * The block holding `position` (a binary search over `blocks`, ascending by start; `position` is
- * below the tail, so some block holds it).
+ * The block holding `position` (`blocks` ascending by start; `position` is below the tail, so
+ * some block holds it).
  */
 export function blockAt(blocks: readonly TextBlock[], position: number): TextBlock {
-  let low = 0;
-  let high = blocks.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >>> 1;
-    if ((blocks[middle] as TextBlock).start <= position) {
-      low = middle;
-    } else {
-      high = middle - 1;
-    }
-  }
-  return blocks[low] as TextBlock;
+  return runAt(blocks, position);
 }
 
 /** Text `k` of `block` (its original case). */

@@ -23,6 +23,7 @@ import {
   entryWriterKind,
   type SegmentPiece,
 } from "../segment-format.js";
+import { CodeTable } from "./code-table.js";
 import { EntryStringColumns } from "./entry-string-columns.js";
 import { LogIndexes, type PositionList, type TermIndex } from "./indexes.js";
 import { LeafHashes } from "./leaf-hashes.js";
@@ -76,14 +77,12 @@ export class UserLog {
   leafIndexes = new Float64Array(0);
   /** Creation time by position, epoch milliseconds (its length is room, not {@link count}). */
   createdMs = new Float64Array(0);
-  /** Namespace by position, as an index into {@link namespaceNames} (0: none). */
+  /** Namespace by position, as a code of {@link namespaceTable} (0: none). */
   private namespaceCodes = new Int32Array(0);
-  private namespaceNames: (string | null)[] = [null];
-  private namespaceCodeOf = new Map<string, number>();
-  /** Writer by position, as an index into {@link writers} (0: none, a version-1 leaf). */
+  private namespaceTable = new CodeTable<string>();
+  /** Writer by position, as a code of {@link writerTable} (0: none, a version-1 leaf). */
   private writerCodes = new Int32Array(0);
-  private writers: (MemoryWriter | null)[] = [null];
-  private writerCodeOf = new Map<string, number>();
+  private writerTable = new CodeTable<MemoryWriter>();
   /** 1 where the memory is marked superseded; the superseding ids by position. */
   private superseded = new Uint8Array(0);
   private supersededBy = new Map<number, string>();
@@ -223,32 +222,18 @@ export class UserLog {
     this.bytes += (this.sizes.length - before) * COLUMN_BYTES;
   }
 
-  /** The code of `namespace` in {@link namespaceNames} (added when new). */
+  /** The code of `namespace` (added when new). */
   private namespaceCode(namespace: string | null): number {
-    if (namespace === null) {
-      return 0;
-    }
-    let code = this.namespaceCodeOf.get(namespace);
-    if (code === undefined) {
-      code = this.namespaceNames.push(namespace) - 1;
-      this.namespaceCodeOf.set(namespace, code);
-      this.bytes += stringBytes(namespace, false) + 64;
-    }
+    const { code, grown } = this.namespaceTable.code(namespace ?? "", namespace);
+    this.bytes += grown;
     return code;
   }
 
-  /** The code of `writer` in {@link writers} (added when new). */
+  /** The code of `writer` (added when new). */
   private writerCode(writer: MemoryWriter | null): number {
-    if (writer === null) {
-      return 0;
-    }
-    const key = writer.kind === "api_key" ? `api_key:${writer.keyId}` : writer.kind;
-    let code = this.writerCodeOf.get(key);
-    if (code === undefined) {
-      code = this.writers.push(writer) - 1;
-      this.writerCodeOf.set(key, code);
-      this.bytes += stringBytes(key, false) + 64;
-    }
+    const key = writer?.kind === "api_key" ? `api_key:${writer.keyId}` : (writer?.kind ?? "");
+    const { code, grown } = this.writerTable.code(key, writer);
+    this.bytes += grown;
     return code;
   }
 
@@ -293,9 +278,9 @@ export class UserLog {
       }
     }
     for (const piece of segment.pieces) {
-      const block = pieceBlock(start + piece.first, piece, segment.ascii);
+      const block = pieceBlock(start + piece.start, piece, segment.ascii);
       for (let j = 0; j < piece.count; j++) {
-        const k = piece.first + j;
+        const k = piece.start + j;
         const metadataLength = entryMetadataLength(strings, k);
         const size =
           ENTRY_BYTES +
@@ -408,7 +393,7 @@ export class UserLog {
 
   /** The namespace of the memory at `position`, or null. */
   namespaceAt(position: number): string | null {
-    return this.namespaceNames[this.namespaceCodes[position] as number] ?? null;
+    return this.namespaceTable.at(this.namespaceCodes[position] as number);
   }
 
   /** The id the memory at `position` supersedes, or null. */
@@ -423,7 +408,7 @@ export class UserLog {
 
   /** Who wrote the memory at `position` (null: a version-1 leaf). */
   writerAt(position: number): MemoryWriter | null {
-    return this.writers[this.writerCodes[position] as number] ?? null;
+    return this.writerTable.at(this.writerCodes[position] as number);
   }
 
   /** The leaf hash of the memory at `position` (a copy). */
@@ -449,7 +434,7 @@ export class UserLog {
     return {
       metadata: Object.keys(filter.metadata ?? {}).length > 0 ? this.strings.parsedMetadata() : [],
       namespaceCodes: this.namespaceCodes,
-      namespaceNames: this.namespaceNames,
+      namespaceNames: this.namespaceTable.values,
       createdMs: this.createdMs,
       superseded: this.superseded,
       supersededCount: this.supersededCount,
@@ -503,9 +488,31 @@ export class UserLog {
     }
   }
 
-  /** Records that `id` (held live or not held) was superseded by `supersededBy`. */
+  /** Records that `id` (held live or not held) was superseded by `supersededBy`; a linear search. */
   markSuperseded(id: string, supersededBy: string): void {
-    const position = this.strings.lastPositionOf(id, (p) => this.isLive(p));
+    this.markAt(
+      this.strings.lastPositionOf(id, (p) => this.isLive(p)),
+      supersededBy,
+    );
+  }
+
+  /**
+   * Records that the memory with this leaf index (held live or not held) was superseded by
+   * `supersededBy`; a binary search.
+   */
+  markSupersededLeaf(leafIndex: number, supersededBy: string): void {
+    const position = this.positionOfLeaf(leafIndex);
+    if (
+      position < this.count &&
+      this.leafIndexes[position] === leafIndex &&
+      this.isLive(position)
+    ) {
+      this.markAt(position, supersededBy);
+    }
+  }
+
+  /** Marks the memory at `position` (-1: none) superseded, unless it is already. */
+  private markAt(position: number, supersededBy: string): void {
     if (position >= 0 && this.superseded[position] === 0) {
       this.superseded[position] = 1;
       this.supersededBy.set(position, supersededBy);
@@ -616,11 +623,9 @@ export class UserLog {
     this.leafIndexes = new Float64Array(0);
     this.createdMs = new Float64Array(0);
     this.namespaceCodes = new Int32Array(0);
-    this.namespaceNames = [null];
-    this.namespaceCodeOf = new Map();
+    this.namespaceTable = new CodeTable();
     this.writerCodes = new Int32Array(0);
-    this.writers = [null];
-    this.writerCodeOf = new Map();
+    this.writerTable = new CodeTable();
     this.superseded = new Uint8Array(0);
     this.supersededBy = new Map();
     this.supersedes = new Map();

@@ -209,5 +209,12 @@ describe("UserLog held as segments", () => {
     expect(matching({ namespacePrefix: "agent/" })).toEqual([0, 4, 8]);
     expect(matching({})).not.toContain(1);
     expect(matching({ includeSuperseded: true })).toContain(1);
+    // Marks read back by leaf index (a cold load's): once each, unknown leaves ignored.
+    log.markSupersededLeaf((known[9] as Known).leafIndex, "a-newer-id");
+    log.markSupersededLeaf((known[9] as Known).leafIndex, "another-id");
+    log.markSupersededLeaf(10_000, "no-such-leaf");
+    expect(log.entry(9).supersededBy).toBe("a-newer-id");
+    expect(log.supersededCount).toBe(2);
+    expect(matching({})).not.toContain(9);
   });
 });
