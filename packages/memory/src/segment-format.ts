@@ -244,7 +244,12 @@ export function decodeSegment(plaintext: Uint8Array): DecodedSegment {
     leafIndexes,
     createdMs,
     leafHashes: bytes.subarray(hashAt, endsAt),
-    strings: { ...entryStrings, first, flags: bytes.subarray(flagsAt, flagsAt + count).slice() },
+    // A copy (Buffer's own `slice` is a view): the cached log keeps the flags, not the plaintext.
+    strings: {
+      ...entryStrings,
+      first,
+      flags: new Uint8Array(bytes.subarray(flagsAt, flagsAt + count)),
+    },
     pieces: piecesOf(count, ends, textChars, cut),
     ascii,
   };

@@ -72,6 +72,20 @@ describe("segment format 1", () => {
     });
   }
 
+  it("keeps nothing of the plaintext: every array it hands out owns its memory, but the leaf hashes", () => {
+    const entries = ['{"n":1}', "{}"].map((json, k) => entry(k, json));
+    const plaintext = encodeSegment(entries, ["alpha", "beta"]);
+    const segment = decodeSegment(plaintext);
+    const { strings } = segment;
+    for (const array of [strings.flags, strings.first, strings.bounds, segment.leafIndexes]) {
+      expect(array.buffer).not.toBe(plaintext.buffer);
+    }
+    for (const piece of segment.pieces) {
+      expect(piece.ends.buffer).not.toBe(plaintext.buffer);
+    }
+    expect(segment.leafHashes.buffer).toBe(plaintext.buffer);
+  });
+
   it("decodes an empty segment", () => {
     const segment = decodeSegment(encodeSegment([], []));
     expect(segment.count).toBe(0);
