@@ -7,7 +7,7 @@
  */
 
 import { runAt } from "../runs.js";
-import { PIECE_CHARS } from "../segment-format.js";
+import { PIECE_CHARS, type SegmentPiece } from "../segment-format.js";
 
 /** Memories per text block, at most. */
 export const BLOCK_ENTRIES = 4096;
@@ -101,4 +101,52 @@ export function blockMatches(
     }
   }
   return hits;
+}
+
+/**
+ * A segment piece as the text block at `start`: lower-cased once (per content when that changed
+ * lengths) when some window of it holds a capital.
+ */
+export function segmentPieceBlock(start: number, piece: SegmentPiece, ascii: boolean): TextBlock {
+  const { text, ends, count } = piece;
+  let folded = hasCapital(text) ? text.toLowerCase() : text;
+  let foldedEnds = ends;
+  if (folded.length !== text.length) {
+    const texts: string[] = [];
+    for (let j = 0; j < count; j++) {
+      texts.push(text.slice(j === 0 ? 0 : (ends[j - 1] as number) + 1, ends[j]).toLowerCase());
+    }
+    folded = texts.join(SEPARATOR);
+    foldedEnds = endsOf(texts);
+  }
+  return {
+    start,
+    count,
+    text,
+    ends,
+    folded: folded === text ? text : folded,
+    foldedEnds,
+    width: ascii ? 1 : 2,
+    live: count,
+  };
+}
+
+/** Characters of `text` lower-cased at a time by {@link hasCapital}. */
+const CAPITAL_WINDOW = 60_000;
+
+/**
+ * Whether lower-casing changes `text`, asked of windows of {@link CAPITAL_WINDOW} characters: for
+ * one-byte text without a capital V8's `toLowerCase` returns its input after a word-at-a-time
+ * scan, but its scratch string is as long as the input, which past 128 KiB is freshly mapped
+ * memory each time (4× slower than the windows over a 1 000 000-memory load; docs/performance.md
+ * "Cold recall at 1 000 000 memories: one piece per segment").
+ */
+function hasCapital(text: string): boolean {
+  for (let at = 0; at < text.length; at += CAPITAL_WINDOW) {
+    const window = text.slice(at, at + CAPITAL_WINDOW);
+    if (window.toLowerCase() !== window) {
+      return true;
+    }
+  }
+  return false;
 }

@@ -1,10 +1,9 @@
 /**
  * One user's decrypted log as the recall cache holds it, in ascending leaf index: kept
- * column-wise (ids and metadata in runs, entry-string-columns.ts; leaf indices, times,
- * namespace and writer codes in typed arrays, typed-columns.ts; the leaf hashes packed into byte
- * chunks; the few superseding and superseded ids in maps), its texts in blocks and a tail
- * (text-blocks.ts), its indexes built on first use (indexes.ts), its size estimated as it changes
- * (sizes.ts). Deleted memories become tombstones until compaction.
+ * column-wise (ids and metadata in runs, entry-string-columns.ts; the other clear fields in
+ * typed arrays and small tables, clear-columns.ts; the leaf hashes packed into byte chunks), its
+ * texts in blocks and a tail (text-blocks.ts), its indexes built on first use (indexes.ts), its
+ * size estimated as it changes (sizes.ts). Deleted memories become tombstones until compaction.
  * Plaintext lives only in this process's memory; data keys are never kept here.
  * @module
  */
@@ -17,20 +16,14 @@ import {
   entryId,
   entryIdLength,
   entryMetadataLength,
-  entryNamespace,
-  entrySupersedes,
-  entryWriterKeyId,
-  entryWriterKind,
-  type SegmentPiece,
 } from "../segment-format.js";
-import { CodeTable } from "./code-table.js";
+import { ClearColumns, type EntryAttributes } from "./clear-columns.js";
 import { EntryStringColumns } from "./entry-string-columns.js";
 import { LogIndexes, type PositionList, type TermIndex } from "./indexes.js";
 import { LeafHashes } from "./leaf-hashes.js";
 import type { LexicalAnalyser } from "./lexical-analyser.js";
 import {
   blockTextBytes,
-  COLUMN_BYTES,
   ENTRY_BYTES,
   LOG_BYTES,
   METADATA_BYTES,
@@ -47,25 +40,15 @@ import {
   blockText,
   endsOf,
   SEPARATOR,
+  segmentPieceBlock,
   TAIL_ENTRIES,
   type TextBlock,
 } from "./text-blocks.js";
-import { withRoom } from "./typed-columns.js";
 import type { MemoryWriter, Metadata, RecallEntry } from "./types.js";
 import type { VectorStore } from "./vector-store.js";
 
 /** What {@link UserLog.add} needs of a memory besides its content: a recall row's fields. */
 export type LogEntryFields = Omit<RecallRow, "iv" | "ciphertext">;
-
-/** A memory's clear fields besides its id and metadata. */
-interface EntryAttributes {
-  readonly leafIndex: number;
-  readonly createdMs: number;
-  readonly namespace: string | null;
-  readonly supersedes: string | null;
-  readonly supersededBy: string | null;
-  readonly writer: MemoryWriter | null;
-}
 
 /** One user's decrypted log in ascending leaf index; deleted memories are tombstones. */
 export class UserLog {
@@ -73,25 +56,8 @@ export class UserLog {
   count = 0;
   /** Ids and metadata, by position. */
   private strings = new EntryStringColumns();
-  /** Leaf index by position (its length is room, not {@link count}). */
-  leafIndexes = new Float64Array(0);
-  /** Creation time by position, epoch milliseconds (its length is room, not {@link count}). */
-  createdMs = new Float64Array(0);
-  /** Namespace by position, as a code of {@link namespaceTable} (0: none). */
-  private namespaceCodes = new Int32Array(0);
-  private namespaceTable = new CodeTable<string>();
-  /** Writer by position, as a code of {@link writerTable} (0: none, a version-1 leaf). */
-  private writerCodes = new Int32Array(0);
-  private writerTable = new CodeTable<MemoryWriter>();
-  /** 1 where the memory is marked superseded; the superseding ids by position. */
-  private superseded = new Uint8Array(0);
-  private supersededBy = new Map<number, string>();
-  /** The id each memory supersedes, by position (only those that supersede one). */
-  private supersedes = new Map<number, string>();
-  /** Entries with a `supersededBy` (tombstones included until compaction). */
-  supersededCount = 0;
-  /** Estimated bytes of each memory; 0 marks a tombstone (its length is room, not {@link count}). */
-  sizes = new Float64Array(0);
+  /** Leaf indices, times, size estimates, namespaces, writers, supersession, by position. */
+  private columns = new ClearColumns();
   private hashes = new LeafHashes();
   blocks: TextBlock[] = [];
   /** Position of the first memory of the tail (the ones not in a block yet). */
@@ -137,6 +103,26 @@ export class UserLog {
     this.indexes = new LogIndexes(analyser);
   }
 
+  /** Leaf index by position (its length is room, not {@link count}). */
+  get leafIndexes(): Float64Array {
+    return this.columns.leafIndexes;
+  }
+
+  /** Creation time by position, epoch milliseconds (its length is room, not {@link count}). */
+  get createdMs(): Float64Array {
+    return this.columns.createdMs;
+  }
+
+  /** Estimated bytes of each memory; 0 marks a tombstone (its length is room, not {@link count}). */
+  get sizes(): Float64Array {
+    return this.columns.sizes;
+  }
+
+  /** Entries marked superseded (tombstones included until compaction). */
+  get supersededCount(): number {
+    return this.columns.supersededCount;
+  }
+
   /**
    * Appends a decrypted memory (its leaf index above every one held); a memory that supersedes
    * one held marks that one superseded.
@@ -178,20 +164,9 @@ export class UserLog {
       stringBytes(text.content, text.ascii) +
       (folded === text.content ? 0 : stringBytes(folded, text.ascii));
     const position = this.count;
-    this.room(position + 1);
+    this.bytes += this.columns.room(position + 1);
     this.bytes += this.hashes.put(position, leafHash, 1);
-    this.leafIndexes[position] = attrs.leafIndex;
-    this.createdMs[position] = attrs.createdMs;
-    this.namespaceCodes[position] = this.namespaceCode(attrs.namespace);
-    this.writerCodes[position] = this.writerCode(attrs.writer);
-    if (attrs.supersedes !== null) {
-      this.supersedes.set(position, attrs.supersedes);
-    }
-    if (attrs.supersededBy !== null) {
-      this.superseded[position] = 1;
-      this.supersededBy.set(position, attrs.supersededBy);
-      this.supersededCount++;
-    }
+    this.bytes += this.columns.set(position, attrs);
     const total = ENTRY_BYTES + size + textBytes;
     this.sizes[position] = total;
     this.bytes += total;
@@ -207,36 +182,6 @@ export class UserLog {
     }
   }
 
-  /** Grows the columns to hold at least `count` memories (doubling). */
-  private room(count: number): void {
-    if (count <= this.sizes.length) {
-      return;
-    }
-    const before = this.sizes.length;
-    this.leafIndexes = withRoom(this.leafIndexes, count);
-    this.createdMs = withRoom(this.createdMs, count);
-    this.namespaceCodes = withRoom(this.namespaceCodes, count);
-    this.writerCodes = withRoom(this.writerCodes, count);
-    this.superseded = withRoom(this.superseded, count);
-    this.sizes = withRoom(this.sizes, count);
-    this.bytes += (this.sizes.length - before) * COLUMN_BYTES;
-  }
-
-  /** The code of `namespace` (added when new). */
-  private namespaceCode(namespace: string | null): number {
-    const { code, grown } = this.namespaceTable.code(namespace ?? "", namespace);
-    this.bytes += grown;
-    return code;
-  }
-
-  /** The code of `writer` (added when new). */
-  private writerCode(writer: MemoryWriter | null): number {
-    const key = writer?.kind === "api_key" ? `api_key:${writer.keyId}` : (writer?.kind ?? "");
-    const { code, grown } = this.writerTable.code(key, writer);
-    this.bytes += grown;
-    return code;
-  }
-
   /**
    * Appends a decoded recall segment (its leaf indices above every one held): its ids and
    * metadata kept as the segment's strings, each piece of its contents one block as it is (one
@@ -249,36 +194,13 @@ export class UserLog {
     }
     this.sealTail(1);
     const start = this.count;
-    this.room(start + count);
+    this.bytes += this.columns.room(start + count);
     this.bytes += this.hashes.put(start, segment.leafHashes, count);
     this.strings.pushSegment(strings, count);
-    this.leafIndexes.set(segment.leafIndexes, start);
-    this.createdMs.set(segment.createdMs, start);
-    const marks: [id: string, supersededBy: number][] = [];
-    let sessionCode: number | undefined;
-    for (let k = 0; k < count; k++) {
-      const namespace = entryNamespace(strings, k);
-      if (namespace !== null) {
-        this.namespaceCodes[start + k] = this.namespaceCode(namespace);
-      }
-      const kind = entryWriterKind(strings, k);
-      if (kind === "session") {
-        // Nearly every memory of a wallet-session writer: its code looked up once.
-        sessionCode ??= this.writerCode(writerFromColumns(kind, null));
-        this.writerCodes[start + k] = sessionCode;
-      } else if (kind !== null) {
-        this.writerCodes[start + k] = this.writerCode(
-          writerFromColumns(kind, entryWriterKeyId(strings, k)),
-        );
-      }
-      const supersedes = entrySupersedes(strings, k);
-      if (supersedes !== null) {
-        this.supersedes.set(start + k, supersedes);
-        marks.push([supersedes, start + k]);
-      }
-    }
+    const { grown, marks } = this.columns.setSegment(start, segment);
+    this.bytes += grown;
     for (const piece of segment.pieces) {
-      const block = pieceBlock(start + piece.start, piece, segment.ascii);
+      const block = segmentPieceBlock(start + piece.start, piece, segment.ascii);
       for (let j = 0; j < piece.count; j++) {
         const k = piece.start + j;
         const metadataLength = entryMetadataLength(strings, k);
@@ -393,22 +315,22 @@ export class UserLog {
 
   /** The namespace of the memory at `position`, or null. */
   namespaceAt(position: number): string | null {
-    return this.namespaceTable.at(this.namespaceCodes[position] as number);
+    return this.columns.namespaceAt(position);
   }
 
   /** The id the memory at `position` supersedes, or null. */
   supersedesAt(position: number): string | null {
-    return this.supersedes.get(position) ?? null;
+    return this.columns.supersedesAt(position);
   }
 
   /** The id of the memory that superseded the one at `position`, or null. */
   supersededByAt(position: number): string | null {
-    return this.supersededBy.get(position) ?? null;
+    return this.columns.supersededByAt(position);
   }
 
   /** Who wrote the memory at `position` (null: a version-1 leaf). */
   writerAt(position: number): MemoryWriter | null {
-    return this.writerTable.at(this.writerCodes[position] as number);
+    return this.columns.writerAt(position);
   }
 
   /** The leaf hash of the memory at `position` (a copy). */
@@ -431,14 +353,8 @@ export class UserLog {
    * filter has metadata conditions (none handed over otherwise).
    */
   filterColumns(filter: MemoryFilter): FilterColumns {
-    return {
-      metadata: Object.keys(filter.metadata ?? {}).length > 0 ? this.strings.parsedMetadata() : [],
-      namespaceCodes: this.namespaceCodes,
-      namespaceNames: this.namespaceTable.values,
-      createdMs: this.createdMs,
-      superseded: this.superseded,
-      supersededCount: this.supersededCount,
-    };
+    const parse = Object.keys(filter.metadata ?? {}).length > 0;
+    return this.columns.filterColumns(parse ? this.strings.parsedMetadata() : []);
   }
 
   /** Every memory's metadata, parsed (the ones not parsed yet are parsed now). */
@@ -513,10 +429,7 @@ export class UserLog {
 
   /** Marks the memory at `position` (-1: none) superseded, unless it is already. */
   private markAt(position: number, supersededBy: string): void {
-    if (position >= 0 && this.superseded[position] === 0) {
-      this.superseded[position] = 1;
-      this.supersededBy.set(position, supersededBy);
-      this.supersededCount++;
+    if (position >= 0 && this.columns.mark(position, supersededBy)) {
       this.changes++;
     }
   }
@@ -596,8 +509,6 @@ export class UserLog {
     const old = {
       count: this.count,
       strings: this.strings,
-      leafIndexes: this.leafIndexes,
-      createdMs: this.createdMs,
       sizes: this.sizes,
       hashes: this.hashes,
     };
@@ -607,30 +518,13 @@ export class UserLog {
         kept.push({
           content: this.content(position),
           folded: this.folded(position),
-          attrs: {
-            leafIndex: old.leafIndexes[position] as number,
-            createdMs: old.createdMs[position] as number,
-            namespace: this.namespaceAt(position),
-            supersedes: this.supersedesAt(position),
-            supersededBy: this.supersededByAt(position),
-            writer: this.writerAt(position),
-          },
+          attrs: this.columns.attributesAt(position),
         });
       }
     }
     this.count = 0;
     this.strings = new EntryStringColumns();
-    this.leafIndexes = new Float64Array(0);
-    this.createdMs = new Float64Array(0);
-    this.namespaceCodes = new Int32Array(0);
-    this.namespaceTable = new CodeTable();
-    this.writerCodes = new Int32Array(0);
-    this.writerTable = new CodeTable();
-    this.superseded = new Uint8Array(0);
-    this.supersededBy = new Map();
-    this.supersedes = new Map();
-    this.supersededCount = 0;
-    this.sizes = new Float64Array(0);
+    this.columns = new ClearColumns();
     this.hashes = new LeafHashes();
     this.blocks = [];
     this.tailStart = 0;
@@ -671,52 +565,4 @@ export class UserLog {
 function idBytes(strings: EntryStrings, k: number): number {
   const id = entryId(strings, k);
   return stringBytes(id, oneByte(id));
-}
-
-/**
- * A segment piece as the text block at `start`: lower-cased once (per content when that changed
- * lengths) when some window of it holds a capital.
- */
-function pieceBlock(start: number, piece: SegmentPiece, ascii: boolean): TextBlock {
-  const { text, ends, count } = piece;
-  let folded = hasCapital(text) ? text.toLowerCase() : text;
-  let foldedEnds = ends;
-  if (folded.length !== text.length) {
-    const texts: string[] = [];
-    for (let j = 0; j < count; j++) {
-      texts.push(text.slice(j === 0 ? 0 : (ends[j - 1] as number) + 1, ends[j]).toLowerCase());
-    }
-    folded = texts.join(SEPARATOR);
-    foldedEnds = endsOf(texts);
-  }
-  return {
-    start,
-    count,
-    text,
-    ends,
-    folded: folded === text ? text : folded,
-    foldedEnds,
-    width: ascii ? 1 : 2,
-    live: count,
-  };
-}
-
-/** Characters of `text` lower-cased at a time by {@link hasCapital}. */
-const CAPITAL_WINDOW = 60_000;
-
-/**
- * Whether lower-casing changes `text`, asked of windows of {@link CAPITAL_WINDOW} characters: for
- * one-byte text without a capital V8's `toLowerCase` returns its input after a word-at-a-time
- * scan, but its scratch string is as long as the input, which past 128 KiB is freshly mapped
- * memory each time (4× slower than the windows over a 1 000 000-memory load; docs/performance.md
- * "Cold recall at 1 000 000 memories: one piece per segment").
- */
-function hasCapital(text: string): boolean {
-  for (let at = 0; at < text.length; at += CAPITAL_WINDOW) {
-    const window = text.slice(at, at + CAPITAL_WINDOW);
-    if (window.toLowerCase() !== window) {
-      return true;
-    }
-  }
-  return false;
 }
