@@ -17,7 +17,7 @@ import {
   entryMetadataLength,
   lastEntryWithId,
 } from "../segment-format.js";
-import { METADATA_BYTES } from "./sizes.js";
+import { metadataBytes, metadataBytesOfLength } from "./sizes.js";
 import type { Metadata } from "./types.js";
 
 /** A memory's metadata as held: parsed, or still its JSON text (parsed on first use). */
@@ -116,8 +116,7 @@ export class EntryStringColumns {
       run.parsed ??= [];
       let parsed = run.parsed[k];
       if (parsed === undefined) {
-        const json = entryMetadataJson(run.strings, k);
-        parsed = json === "{}" ? EMPTY_METADATA : parseMetadata(json);
+        parsed = parseJson(entryMetadataJson(run.strings, k));
         run.parsed[k] = parsed;
       }
       return parsed;
@@ -149,19 +148,33 @@ export class EntryStringColumns {
   metadataBytes(position: number): number {
     const run = this.runOf(position);
     if ("strings" in run && run.parsed?.[position - run.start] === undefined) {
-      const length = entryMetadataLength(run.strings, position - run.start);
-      return length === 2 ? 0 : METADATA_BYTES + 2 * length;
+      return metadataBytesOfLength(entryMetadataLength(run.strings, position - run.start));
     }
-    const json = this.metadataJson(position);
-    return json === "{}" ? 0 : METADATA_BYTES + 2 * json.length;
+    return metadataBytes(this.metadataJson(position));
   }
 
-  /** Every position's metadata, parsed (the ones not parsed yet are parsed now). */
+  /**
+   * Every position's metadata, parsed (the ones not parsed yet are parsed now, run by run; kept
+   * here, not in their runs as well).
+   */
   parsedMetadata(): Metadata[] {
-    for (let position = this.allParsed.length; position < this.length; position++) {
-      this.allParsed.push(this.metadataAt(position));
+    const { allParsed } = this;
+    for (let r = 0; r < this.runs.length && allParsed.length < this.length; r++) {
+      const run = this.runs[r] as Run;
+      const end = this.runEnd(r);
+      for (let position = Math.max(run.start, allParsed.length); position < end; position++) {
+        const k = position - run.start;
+        const held = "strings" in run ? run.parsed?.[k] : run.metadata[k];
+        allParsed.push(
+          held === undefined
+            ? parseJson(entryMetadataJson((run as SegmentRun).strings, k))
+            : typeof held === "string"
+              ? parseJson(held)
+              : held,
+        );
+      }
     }
-    return this.allParsed;
+    return allParsed;
   }
 
   /** Drops the metadata at `position` (a deleted memory): it becomes the shared `{}`. */
@@ -197,6 +210,11 @@ export class EntryStringColumns {
   private runOf(position: number): Run {
     return runAt(this.runs, position);
   }
+}
+
+/** Stored metadata JSON parsed, `{}` as the shared frozen object. */
+function parseJson(json: string): Metadata {
+  return json === "{}" ? EMPTY_METADATA : parseMetadata(json);
 }
 
 /**

@@ -22,7 +22,15 @@ export const METADATA_BYTES = 64;
 
 /** Estimated bytes of a memory's metadata given as JSON text: 0 for `{}` (one shared object). */
 export function metadataBytes(json: string): number {
-  return json === "{}" ? 0 : METADATA_BYTES + 2 * json.length;
+  return metadataBytesOfLength(json.length);
+}
+
+/**
+ * Estimated bytes of a memory's metadata given the length of its JSON text (an object's): 0 for
+ * 2 (`{}`, one shared object).
+ */
+export function metadataBytesOfLength(length: number): number {
+  return length === 2 ? 0 : METADATA_BYTES + 2 * length;
 }
 
 /** Estimated bytes of a string: header plus one byte per character, or two. */

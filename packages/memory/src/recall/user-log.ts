@@ -26,8 +26,8 @@ import {
   blockTextBytes,
   ENTRY_BYTES,
   LOG_BYTES,
-  METADATA_BYTES,
   metadataBytes,
+  metadataBytesOfLength,
   oneByte,
   STRING_BYTES,
   stringBytes,
@@ -203,11 +203,10 @@ export class UserLog {
       const block = segmentPieceBlock(start + piece.start, piece, segment.ascii);
       for (let j = 0; j < piece.count; j++) {
         const k = piece.start + j;
-        const metadataLength = entryMetadataLength(strings, k);
         const size =
           ENTRY_BYTES +
           (strings.ascii ? STRING_BYTES + entryIdLength(strings, k) : idBytes(strings, k)) +
-          (metadataLength === 2 ? 0 : METADATA_BYTES + 2 * metadataLength) +
+          metadataBytesOfLength(entryMetadataLength(strings, k)) +
           blockTextBytes(block, j);
         this.sizes[start + k] = size;
         this.bytes += size;
